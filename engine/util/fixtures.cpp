@@ -1,0 +1,10 @@
+#include "util/fixtures.h"
+
+#include <cstdlib>
+
+namespace pfx {
+std::filesystem::path fixtures_dir() {
+  if (const char* env = std::getenv("PFX_FIXTURES"); env && *env) return env;
+  return PFX_DEFAULT_FIXTURES_DIR;
+}
+}  // namespace pfx
