@@ -1,14 +1,66 @@
-// prefill: the engine's command line. Subcommands: info, tokenize, logits, greedy, synth, bench.
+// prefill: the engine's command line (contract in README.md, section "CLI").
+//   prefill <info|tokenize|logits|greedy|synth|bench> [options]   ·   prefill --version [--json]
+#include <cstring>
 #include <iostream>
 #include <string>
 
-#include "cli/version.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "util/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: prefill <command> [options]   (prefill <command> --help for each)\n"
+    "commands:\n"
+    "  info      architecture, shapes, tensor types, vocabulary of a GGUF model\n"
+    "  tokenize  token ids of a text\n"
+    "  logits    logits at every prompt position, written as .npy\n"
+    "  greedy    greedy continuation of a prompt\n"
+    "  bench     prompt-processing and decode tokens/s (CUDA)\n"
+    "  synth     write a synthetic Llama GGUF from a model profile\n"
+    "  --version [--json]  version, commit and capabilities\n"
+    "exit codes: 0 ok, 1 error, 2 usage error, 3 backend unavailable here";
+
+int dispatch(int argc, char** argv) {
+  using namespace pfx::cli;
+  if (argc < 2) {
+    std::cerr << kUsage << "\n";
+    return kUsageError;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--version") return cmd_version(argc > 2 && std::strcmp(argv[2], "--json") == 0);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << kUsage << "\n";
+    return kOk;
+  }
+  if (cmd == "info") return cmd_info(argc - 1, argv + 1);
+  if (cmd == "tokenize") return cmd_tokenize(argc - 1, argv + 1);
+  if (cmd == "logits") return cmd_logits(argc - 1, argv + 1);
+  if (cmd == "greedy") return cmd_greedy(argc - 1, argv + 1);
+  if (cmd == "synth") return cmd_synth(argc - 1, argv + 1);
+  if (cmd == "bench") return cmd_bench(argc - 1, argv + 1);
+  std::cerr << "prefill: unknown command '" << cmd << "'\n" << kUsage << "\n";
+  return kUsageError;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--version") {
-    std::cout << "prefill " << PFX_VERSION << " (" << PFX_GIT_COMMIT << ")\n";
-    return 0;
+  using namespace pfx::cli;
+  try {
+    return dispatch(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "prefill: usage error: " << e.what() << "\n";
+    return kUsageError;
+  } catch (const Unavailable& e) {
+    std::cerr << "prefill: unavailable: " << e.what() << "\n";
+    return kUnavailable;
+  } catch (const pfx::Error& e) {
+    std::cerr << "prefill: error: " << e.what() << "\n";
+    return kRuntimeError;
+  } catch (const std::exception& e) {
+    std::cerr << "prefill: internal error: " << e.what() << "\n";
+    return kRuntimeError;
   }
-  std::cerr << "prefill: usage: prefill <info|tokenize|logits|greedy|synth|bench> --help\n";
-  return 2;
 }

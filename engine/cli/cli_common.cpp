@@ -1,0 +1,132 @@
+#include "cli_common.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cpu/cpu_backend.h"
+#include "tokenizer/spm.h"
+#include "tokenizer/vocab.h"
+#include "util/error.h"
+#ifdef PFX_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+namespace pfx::cli {
+
+std::optional<po::variables_map> parse(const std::string& usage, const po::options_description& opts,
+                                       int argc, char** argv, const po::positional_options_description* positional) {
+  po::options_description all;
+  all.add_options()("help,h", "show this help");
+  all.add(opts);
+  po::variables_map vm;
+  try {
+    auto parser = po::command_line_parser(argc, argv).options(all);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n\n" << all << "\n";
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + "\n" + usage);
+  }
+  return vm;
+}
+
+void add_prompt_options(po::options_description& opts) {
+  opts.add_options()
+      ("text", po::value<std::string>(), "prompt text (tokenized with the model's vocabulary)")
+      ("tokens", po::value<std::string>(), "prompt token ids, comma separated (used as given)")
+      ("no-bos", po::bool_switch(), "do not prepend BOS to --text");
+}
+
+std::vector<int32_t> parse_token_list(const std::string& csv) {
+  std::vector<int32_t> ids;
+  std::stringstream ss(csv);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < 0 || v > INT32_MAX)
+      throw UsageError("--tokens: '" + item + "' is not a token id (expected non-negative integers, comma separated)");
+    ids.push_back(static_cast<int32_t>(v));
+  }
+  if (ids.empty()) throw UsageError("--tokens: no token ids given");
+  return ids;
+}
+
+std::vector<int32_t> prompt_tokens(const po::variables_map& vm, const model::Model& model) {
+  const bool has_text = vm.count("text"), has_tokens = vm.count("tokens");
+  if (has_text == has_tokens) throw UsageError("give exactly one of --text or --tokens");
+  std::vector<int32_t> ids;
+  if (has_tokens) {
+    ids = parse_token_list(vm["tokens"].as<std::string>());
+  } else {
+    const tok::SpmTokenizer tokenizer(tok::vocab_from_gguf(model.file()));
+    ids = tokenizer.encode(vm["text"].as<std::string>(), !vm["no-bos"].as<bool>());
+  }
+  const int64_t n_vocab = model.config().n_vocab;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= n_vocab)
+      fail("token ", ids[i], " at prompt position ", i, " is out of range (vocabulary has ", n_vocab, " tokens)");
+  if (ids.empty()) fail("the prompt has no tokens");
+  return ids;
+}
+
+void add_backend_options(po::options_description& opts, const char* default_backend) {
+  opts.add_options()
+      ("backend", po::value<std::string>()->default_value(default_backend), "cpu | cuda")
+      ("path", po::value<std::string>()->default_value("fast"),
+       "cuda only: fast (the kernels under test) | generic (plain reference kernels + cuBLAS)");
+}
+
+BackendChoice backend_choice(const po::variables_map& vm) {
+  BackendChoice c{vm["backend"].as<std::string>(), vm["path"].as<std::string>()};
+  if (c.backend != "cpu" && c.backend != "cuda")
+    throw UsageError("--backend: '" + c.backend + "' is not a backend (expected cpu or cuda)");
+  if (c.path != "fast" && c.path != "generic")
+    throw UsageError("--path: '" + c.path + "' is not a path (expected fast or generic)");
+  if (c.backend == "cpu") c.path = "reference";
+  return c;
+}
+
+std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx) {
+  if (choice.backend == "cpu") return std::make_unique<cpu::CpuBackend>(model, max_ctx);
+#ifdef PFX_HAVE_CUDA
+  if (!cuda::gpu_usable()) throw Unavailable("--backend cuda: no usable CUDA GPU here (" + cuda::gpu_status() + ")");
+  return std::make_unique<cuda::CudaBackend>(model, choice.path == "fast" ? cuda::Path::Fast : cuda::Path::Generic,
+                                             max_ctx);
+#else
+  throw Unavailable("--backend cuda: this build has no CUDA backend (configured without nvcc)");
+#endif
+}
+
+std::string fnv1a64_hex(const void* data, size_t bytes) {
+  uint64_t h = 1469598103934665603ull;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::vector<std::string> compiled_backends() {
+#ifdef PFX_HAVE_CUDA
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
+
+}  // namespace pfx::cli

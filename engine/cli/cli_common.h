@@ -1,0 +1,54 @@
+// Shared pieces of the `prefill` subcommands: exit codes, option parsing helpers, prompt input,
+// backend selection, hashes. Contract: /work/team/PREFILL_CLI.md (documented in README.md).
+#pragma once
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/backend.h"
+#include "model/llama.h"
+
+namespace pfx::cli {
+
+namespace po = boost::program_options;
+
+// Exit codes every subcommand uses; the gates rely on 3 meaning "not available here".
+enum ExitCode : int { kOk = 0, kRuntimeError = 1, kUsageError = 2, kUnavailable = 3 };
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The requested backend or path cannot run on this machine or build (no GPU, no CUDA compiled in).
+struct Unavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv after the subcommand name; prints help and returns nullopt when --help was given.
+std::optional<po::variables_map> parse(const std::string& usage, const po::options_description& opts,
+                                       int argc, char** argv,
+                                       const po::positional_options_description* positional = nullptr);
+
+// --text / --tokens / --no-bos, shared by logits and greedy.
+void add_prompt_options(po::options_description& opts);
+std::vector<int32_t> prompt_tokens(const po::variables_map& vm, const model::Model& model);
+
+// --backend / --path, shared by logits, greedy and bench.
+void add_backend_options(po::options_description& opts, const char* default_backend);
+struct BackendChoice {
+  std::string backend;  // "cpu" | "cuda"
+  std::string path;     // "fast" | "generic" (cuda only)
+};
+BackendChoice backend_choice(const po::variables_map& vm);
+std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx);
+
+std::vector<int32_t> parse_token_list(const std::string& csv);
+std::string fnv1a64_hex(const void* data, size_t bytes);
+
+// Compiled-in capabilities, for `prefill --version --json`.
+std::vector<std::string> compiled_backends();
+
+}  // namespace pfx::cli

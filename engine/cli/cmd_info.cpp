@@ -1,0 +1,59 @@
+// prefill info --model M [--json]: architecture, shapes, tensor-type histogram, vocabulary.
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "quant/types.h"
+
+namespace pfx::cli {
+
+int cmd_info(int argc, char** argv) {
+  po::options_description opts("info options");
+  opts.add_options()("model,m", po::value<std::string>()->required(), "GGUF model file")
+      ("json", po::bool_switch(), "print JSON");
+  const auto vm = parse("usage: prefill info --model M [--json]", opts, argc, argv);
+  if (!vm) return kOk;
+  const auto model = model::Model::load((*vm)["model"].as<std::string>());
+  const auto& c = model.config();
+  std::map<std::string, std::pair<int64_t, int64_t>> histogram;  // type -> (tensors, bytes)
+  int64_t total_bytes = 0, total_params = 0;
+  for (const auto& t : model.file().tensors()) {
+    auto& h = histogram[std::string(quant::type_name(t.type))];
+    h.first += 1;
+    h.second += t.n_bytes;
+    total_bytes += t.n_bytes;
+    total_params += t.n_elements;
+  }
+  nlohmann::json j = {
+      {"file", (*vm)["model"].as<std::string>()}, {"gguf_version", model.file().version()},
+      {"architecture", c.arch}, {"n_vocab", c.n_vocab}, {"n_embd", c.n_embd}, {"n_layer", c.n_layer},
+      {"n_head", c.n_head}, {"n_head_kv", c.n_head_kv}, {"head_dim", c.head_dim}, {"n_ff", c.n_ff},
+      {"n_ctx_train", c.n_ctx_train}, {"rms_eps", c.rms_eps}, {"rope_freq_base", c.rope_freq_base},
+      {"output_tied", model.weights().output_tied}, {"n_tensors", model.file().tensors().size()},
+      {"parameters", total_params}, {"tensor_bytes", total_bytes}};
+  for (const auto& [type, h] : histogram) j["tensor_types"][type] = {{"tensors", h.first}, {"bytes", h.second}};
+  if ((*vm)["json"].as<bool>()) {
+    std::cout << j.dump(2) << "\n";
+    return kOk;
+  }
+  std::cout << "file          " << j["file"].get<std::string>() << " (GGUF v" << model.file().version() << ")\n"
+            << "architecture  " << c.arch << "\n"
+            << "vocab         " << c.n_vocab << "\n"
+            << "n_embd        " << c.n_embd << "\n"
+            << "layers        " << c.n_layer << "\n"
+            << "heads         " << c.n_head << " (kv " << c.n_head_kv << ", head dim " << c.head_dim << ")\n"
+            << "n_ff          " << c.n_ff << "\n"
+            << "context       " << c.n_ctx_train << "\n"
+            << "rope base     " << c.rope_freq_base << ", rms eps " << c.rms_eps << "\n"
+            << "output        " << (model.weights().output_tied ? "tied to token_embd" : "output.weight") << "\n"
+            << "parameters    " << total_params << " in " << model.file().tensors().size() << " tensors, "
+            << total_bytes << " bytes\n"
+            << "tensor types:\n";
+  for (const auto& [type, h] : histogram)
+    std::cout << "  " << type << ": " << h.first << " tensors, " << h.second << " bytes\n";
+  return kOk;
+}
+
+}  // namespace pfx::cli

@@ -1,0 +1,39 @@
+// prefill --version [--json]: what this build is and can do, so gates can talk to older builds.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/version.h"
+#include "cli_common.h"
+#include "commands.h"
+
+namespace pfx::cli {
+
+int cmd_version(bool json) {
+  const auto backends = compiled_backends();
+  const bool cuda = backends.size() > 1;
+  if (!json) {
+    std::cout << "prefill " << PFX_VERSION << " (commit " << PFX_GIT_COMMIT << (PFX_GIT_DIRTY ? ", dirty" : "")
+              << "; backends:";
+    for (const auto& b : backends) std::cout << " " << b;
+    std::cout << ")\n";
+    return kOk;
+  }
+  nlohmann::json j;
+  j["name"] = "prefill";
+  j["version"] = PFX_VERSION;
+  j["commit"] = PFX_GIT_COMMIT;
+  j["dirty"] = PFX_GIT_DIRTY;
+  j["capabilities"] = {
+      {"subcommands", {"info", "tokenize", "logits", "greedy", "synth", "bench"}},
+      {"backends", backends},
+      {"paths", cuda ? nlohmann::json{"fast", "generic"} : nlohmann::json::array()},
+      {"cuda_compiled", cuda},
+      {"kernel_resources", cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
+      {"logits_format", "npy-f32"},
+      {"hash", "fnv1a64"},
+  };
+  std::cout << j.dump() << "\n";
+  return kOk;
+}
+
+}  // namespace pfx::cli

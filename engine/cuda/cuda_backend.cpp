@@ -1,0 +1,292 @@
+// CudaBackend: the forward pass of CUDA_DATAFLOW (README "GPU backend") as one fixed launch
+// sequence on one stream. Weights live on the GPU in their GGUF block form; norm vectors as fp32.
+// Generic path: dequantize each weight to fp16 into a scratch buffer, then cuBLAS (fp32
+// accumulate) and plain kernels. Fast path: the fused kernels under test; any call whose
+// preconditions they do not meet falls back to the generic kernel with a logged reason.
+#include "cuda/cuda_backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <set>
+
+#include "cuda/device_buffer.h"
+#include "cuda/gemm_dispatch.h"
+#include "cuda/nvtx_range.h"
+#include "kernels/cuda_check.h"
+#include "kernels/kernels.h"
+#include "quant/dequant.h"
+#include "util/error.h"
+
+namespace pfx::cuda {
+
+namespace {
+
+// Tokens per launch sequence: a longer prompt runs as several chunks (the KV cache holds all).
+constexpr int64_t kMaxBatch = 2048;
+
+DeviceMatrix upload_matrix(const model::TensorRef& t) {
+  DeviceMatrix m;
+  m.name = t.name;
+  m.ggml_type = static_cast<uint32_t>(t.type);
+  m.rows = t.rows;
+  m.cols = t.cols;
+  if (!kernels::dequant_supported(m.ggml_type))
+    fail(t.name, ": tensor type ", static_cast<uint32_t>(t.type), " has no GPU decoder (supported: f32, f16, bf16, q4_0, q8_0, q4_K, q5_K, q6_K)");
+  m.buffer = DeviceBuffer(static_cast<size_t>(t.info->n_bytes));
+  CUDA_CHECK(cudaMemcpy(m.buffer.as(), t.data, m.buffer.bytes(), cudaMemcpyHostToDevice));
+  return m;
+}
+
+// Norm weights (any type) → fp32 on the device.
+DeviceBuffer upload_vector_f32(const model::TensorRef& t) {
+  std::vector<float> host(static_cast<size_t>(t.rows * t.cols));
+  quant::dequantize_row(t.type, t.data, host.data(), static_cast<int64_t>(host.size()));
+  DeviceBuffer b(host.size() * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(b.as(), host.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+struct LayerDev {
+  std::string prefix;  // "blk.N."
+  DeviceBuffer attn_norm, ffn_norm;
+  DeviceMatrix wq, wk, wv, wo, gate, up, down;
+};
+
+}  // namespace
+
+struct CudaBackend::Impl {
+  const model::Model& model;
+  const model::LlamaConfig cfg;
+  const Path path;
+  const int64_t max_ctx;
+  const int64_t max_batch;
+  int64_t pos = 0;
+  double last_ms = 0;
+
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  GemmDispatch gemm;
+
+  DeviceMatrix token_embd, output_own;
+  const DeviceMatrix* output = nullptr;
+  DeviceBuffer output_norm;
+  std::vector<LayerDev> layers;
+
+  // KV cache: [layer][Hkv][max_ctx][hd] fp16, K and V.
+  DeviceBuffer k_cache, v_cache;
+  // Activations for up to max_batch tokens.
+  DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
+  size_t attn_scratch_bytes = 0;
+
+  Impl(const model::Model& m, Path p, int64_t ctx)
+      : model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
+    if (ctx < 1) fail("CudaBackend: max_ctx must be ≥ 1");
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&ev_start));
+    CUDA_CHECK(cudaEventCreate(&ev_stop));
+    gemm.init(stream, path == Path::Fast);
+
+    const auto& w = m.weights();
+    token_embd = upload_matrix(w.token_embd);
+    if (w.output_tied) {
+      output = &token_embd;
+    } else {
+      output_own = upload_matrix(w.output);
+      output = &output_own;
+    }
+    output_norm = upload_vector_f32(w.output_norm);
+    int64_t widest = std::max(output->rows * output->cols, token_embd.rows * token_embd.cols);
+    for (size_t l = 0; l < w.layers.size(); ++l) {
+      const auto& lw = w.layers[l];
+      LayerDev d;
+      d.prefix = "blk." + std::to_string(l) + ".";
+      d.attn_norm = upload_vector_f32(lw.attn_norm);
+      d.ffn_norm = upload_vector_f32(lw.ffn_norm);
+      d.wq = upload_matrix(lw.wq);
+      d.wk = upload_matrix(lw.wk);
+      d.wv = upload_matrix(lw.wv);
+      d.wo = upload_matrix(lw.wo);
+      d.gate = upload_matrix(lw.w_gate);
+      d.up = upload_matrix(lw.w_up);
+      d.down = upload_matrix(lw.w_down);
+      for (const DeviceMatrix* mm : {&d.wq, &d.wk, &d.wv, &d.wo, &d.gate, &d.up, &d.down})
+        widest = std::max(widest, mm->rows * mm->cols);
+      layers.push_back(std::move(d));
+    }
+    gemm.reserve_weight_scratch(widest);  // the generic GEMM, and the fast path's fallback
+
+    const int64_t D = cfg.n_embd, hd = cfg.head_dim, H = cfg.n_head, Hkv = cfg.n_head_kv, F = cfg.n_ff;
+    const size_t kv_elems = static_cast<size_t>(cfg.n_layer * Hkv * max_ctx * hd);
+    k_cache = DeviceBuffer(kv_elems * 2);
+    v_cache = DeviceBuffer(kv_elems * 2);
+    const size_t B = static_cast<size_t>(max_batch);
+    ids = DeviceBuffer(B * sizeof(int32_t));
+    x32 = DeviceBuffer(B * D * 4);
+    h16 = DeviceBuffer(B * D * 2);
+    q32 = DeviceBuffer(B * H * hd * 4);
+    k32 = DeviceBuffer(B * Hkv * hd * 4);
+    v32 = DeviceBuffer(B * Hkv * hd * 4);
+    q16 = DeviceBuffer(B * H * hd * 2);
+    o16 = DeviceBuffer(B * H * hd * 2);
+    g32 = DeviceBuffer(B * F * 4);
+    u32 = DeviceBuffer(B * F * 4);
+    a16 = DeviceBuffer(B * F * 2);
+    logits = DeviceBuffer(B * static_cast<size_t>(cfg.n_vocab) * 4);
+    attn_scratch_bytes = std::max(kernels::attention_generic_scratch_bytes(static_cast<int>(max_batch),
+                                                                           static_cast<int>(max_ctx), static_cast<int>(H)),
+                                  kernels::attention_fast_scratch_bytes(static_cast<int>(max_batch), static_cast<int>(H),
+                                                                        static_cast<int>(hd)));
+    attn_scratch = DeviceBuffer(attn_scratch_bytes);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  ~Impl() {
+    if (ev_start) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(ev_start));
+    if (ev_stop) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(ev_stop));
+    if (stream) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
+  }
+
+  bool fast() const { return path == Path::Fast; }
+
+  void rmsnorm(const float* x, const DeviceBuffer& w, uint16_t* out, int T) {
+    const int D = static_cast<int>(cfg.n_embd);
+    if (fast()) {
+      if (const char* why = kernels::rmsnorm_fast_unsupported_reason(x, w.as<float>(), out, D); !why)
+        return kernels::rmsnorm_f32_to_f16_fast(x, w.as<float>(), out, T, D, cfg.rms_eps, stream);
+      else
+        gemm.note_fallback(std::string("rmsnorm: ") + why);
+    }
+    kernels::rmsnorm_f32_to_f16(x, w.as<float>(), out, T, D, cfg.rms_eps, stream);
+  }
+
+  // One chunk of T ≤ max_batch tokens at positions pos .. pos+T-1; x32 holds their embeddings.
+  void run_layers(int T) {
+    const int D = static_cast<int>(cfg.n_embd), H = static_cast<int>(cfg.n_head),
+              Hkv = static_cast<int>(cfg.n_head_kv), hd = static_cast<int>(cfg.head_dim),
+              F = static_cast<int>(cfg.n_ff);
+    const int p0 = static_cast<int>(pos);
+    const size_t layer_kv = static_cast<size_t>(Hkv) * max_ctx * hd;
+    const uint64_t norm_flops = 4ull * T * D;
+    // Causal attention FLOPs: Q·Kᵀ and P·V over each query's context (p0 + t + 1 keys).
+    const uint64_t ctx_sum = static_cast<uint64_t>(T) * p0 + static_cast<uint64_t>(T) * (T + 1) / 2;
+    const uint64_t attn_flops = 4ull * H * hd * ctx_sum;
+
+    for (size_t l = 0; l < layers.size(); ++l) {
+      LayerDev& L = layers[l];
+      {
+        NvtxRange r(L.prefix + "attn_norm", norm_flops);
+        rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
+      }
+      gemm.run(L.prefix + "attn_q", L.wq, h16.as<uint16_t>(), T, q32.as(), Epilogue::StoreF32);
+      gemm.run(L.prefix + "attn_k", L.wk, h16.as<uint16_t>(), T, k32.as(), Epilogue::StoreF32);
+      gemm.run(L.prefix + "attn_v", L.wv, h16.as<uint16_t>(), T, v32.as(), Epilogue::StoreF32);
+
+      kernels::QkvShape s{T, H, Hkv, hd, p0, static_cast<int>(max_ctx), cfg.rope_freq_base};
+      kernels::QkvInput in{q32.as<float>(), int64_t(H) * hd, k32.as<float>(), int64_t(Hkv) * hd,
+                           v32.as<float>(), int64_t(Hkv) * hd};
+      kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
+                             v_cache.as<uint16_t>() + l * layer_kv};
+      {
+        NvtxRange r(L.prefix + "rope", 6ull * T * (H + Hkv) * hd);
+        if (fast()) {
+          kernels::rope_store_qkv_fused(in, out, s, stream);
+        } else {
+          kernels::rope_f32(q32.as<float>(), in.ld_q, k32.as<float>(), in.ld_k, s, stream);
+          kernels::store_qkv(in, out, s, stream);
+        }
+      }
+      {
+        NvtxRange r(L.prefix + "attn", attn_flops);
+        kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),
+                                 T, H, Hkv, hd, p0, static_cast<int>(max_ctx)};
+        const char* why = fast() ? kernels::attention_fast_unsupported_reason(a) : "generic path";
+        if (fast() && !why) {
+          kernels::attention_fast(a, attn_scratch.as(), attn_scratch_bytes, stream);
+        } else {
+          if (fast()) gemm.note_fallback(std::string("attention: ") + why);
+          kernels::attention_generic(a, gemm.cublas(), attn_scratch.as(), attn_scratch_bytes, stream);
+        }
+      }
+      gemm.run(L.prefix + "attn_output", L.wo, o16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
+      {
+        NvtxRange r(L.prefix + "ffn_norm", norm_flops);
+        rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
+      }
+      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
+        gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
+        gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
+        NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);
+        kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
+      }
+      gemm.run(L.prefix + "ffn_down", L.down, a16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
+    }
+  }
+
+  std::vector<float> forward(std::span<const int32_t> tokens, bool all_logits) {
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    if (n == 0) fail("CudaBackend::forward: empty batch");
+    if (pos + n > max_ctx)
+      fail("CudaBackend::forward: ", pos, " + ", n, " tokens overrun the context of ", max_ctx);
+    for (int64_t i = 0; i < n; ++i)
+      if (tokens[i] < 0 || tokens[i] >= cfg.n_vocab)
+        fail("CudaBackend::forward: token ", tokens[i], " at batch index ", i, " is outside the vocabulary (",
+             cfg.n_vocab, ")");
+    const int64_t V = cfg.n_vocab, D = cfg.n_embd;
+    std::vector<float> result(static_cast<size_t>((all_logits ? n : 1) * V));
+
+    CUDA_CHECK(cudaEventRecord(ev_start, stream));
+    {
+      NvtxRange prefill_range("prefill", 0);
+      for (int64_t c0 = 0; c0 < n; c0 += max_batch) {
+        const int T = static_cast<int>(std::min(max_batch, n - c0));
+        const bool last_chunk = c0 + T == n;
+        CUDA_CHECK(cudaMemcpyAsync(ids.as(), tokens.data() + c0, T * sizeof(int32_t), cudaMemcpyHostToDevice, stream));
+        {
+          NvtxRange r("token_embd", 0);
+          kernels::embed_tokens(token_embd.ggml_type, token_embd.buffer.as(), V, ids.as<int32_t>(), T,
+                                static_cast<int>(D), x32.as<float>(), stream);
+        }
+        run_layers(T);
+        pos += T;
+        if (!all_logits && !last_chunk) continue;
+        // Logits for every row of this chunk, or only its last row.
+        const int rows = all_logits ? T : 1;
+        const float* x_rows = x32.as<float>() + (all_logits ? 0 : int64_t(T - 1) * D);
+        {
+          NvtxRange r("output_norm", 4ull * rows * D);
+          rmsnorm(x_rows, output_norm, h16.as<uint16_t>(), rows);
+        }
+        gemm.run("output", *output, h16.as<uint16_t>(), rows, logits.as(), Epilogue::StoreF32);
+        float* dst = result.data() + (all_logits ? c0 * V : 0);
+        CUDA_CHECK(cudaMemcpyAsync(dst, logits.as(), size_t(rows) * V * 4, cudaMemcpyDeviceToHost, stream));
+      }
+    }
+    CUDA_CHECK(cudaEventRecord(ev_stop, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start, ev_stop));
+    last_ms = ms;
+    for (float v : result)
+      if (!std::isfinite(v)) fail("CudaBackend::forward: non-finite logit (", v, ") on the ", path_name(path), " path");
+    return result;
+  }
+};
+
+CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx)
+    : impl_(std::make_unique<Impl>(model, path, max_ctx)) {}
+CudaBackend::~CudaBackend() = default;
+std::string CudaBackend::name() const { return std::string("cuda-") + path_name(impl_->path); }
+void CudaBackend::reset() { impl_->pos = 0; }
+std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
+  return impl_->forward(tokens, all_logits);
+}
+int64_t CudaBackend::position() const { return impl_->pos; }
+double CudaBackend::last_gpu_ms() const { return impl_->last_ms; }
+const std::vector<std::string>& CudaBackend::fallbacks() const { return impl_->gemm.fallbacks(); }
+
+}  // namespace pfx::cuda

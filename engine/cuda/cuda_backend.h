@@ -1,0 +1,58 @@
+// The GPU backend (host side): weights uploaded in their GGUF quantized form, activations, KV cache
+// and scratch on the GPU, one fixed launch sequence per forward. Two paths of the same arithmetic:
+//   Path::Generic — plain kernels + dequantize-to-fp16 + cuBLAS: the parity reference;
+//   Path::Fast    — the fused kernels under test.
+// Plain C++ header: no CUDA headers leak into the CLI.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/backend.h"
+#include "model/llama.h"
+
+namespace pfx::cuda {
+
+enum class Path { Fast, Generic };
+const char* path_name(Path);
+
+// True when a CUDA device can be used (driver present, ≥ 1 device, compute capability 9.0).
+bool gpu_usable();
+// Why not (or which device), for messages.
+std::string gpu_status();
+
+struct DeviceInfo {
+  std::string name;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;  // current SM clock from cudaDeviceGetAttribute(cudaDevAttrClockRate) (max, kHz→MHz)
+  int driver_version = 0, runtime_version = 0;
+  int64_t memory_bytes = 0;
+};
+DeviceInfo device_info();
+
+class CudaBackend final : public Backend {
+ public:
+  // max_ctx: the longest sequence (prompt + generated) this backend will hold in its KV cache.
+  CudaBackend(const model::Model& model, Path path, int64_t max_ctx);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;  // owns device memory and a cuBLAS handle
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  std::string name() const override;
+  void reset() override;
+  std::vector<float> forward(std::span<const int32_t> tokens, bool all_logits) override;
+  int64_t position() const override;
+
+  // GPU time of the last forward() (CUDA events around its launch sequence), milliseconds.
+  double last_gpu_ms() const;
+  // Reasons the fast path fell back to a generic kernel (logged once each).
+  const std::vector<std::string>& fallbacks() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pfx::cuda
