@@ -32,8 +32,9 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   return out;
 }
 
-// What llama_token_to_piece(special=false) gives for one token.
-std::string render(const std::string& piece, int32_t type) {
+// What llama_token_to_piece gives for one token; `special` renders control and unknown tokens
+// as their text instead of nothing.
+std::string render(const std::string& piece, int32_t type, bool special) {
   switch (type) {
     case kNormal:
       return replace_all(piece, kSpaceMark, " ");
@@ -41,7 +42,10 @@ std::string render(const std::string& piece, int32_t type) {
       return piece;
     case kByte:
       return std::string(1, static_cast<char>(parse_byte_piece(piece)));
-    default:  // control, unknown, unused, undefined: nothing
+    case kControl:
+    case kUnknown:
+      return special ? piece : std::string();
+    default:  // unused, undefined: nothing
       return {};
   }
 }
@@ -71,9 +75,11 @@ SpmTokenizer::SpmTokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
 
   piece_ids_.reserve(n);
   rendered_.reserve(n);
+  rendered_special_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     piece_ids_.emplace(vocab_.pieces[i], static_cast<int32_t>(i));
-    rendered_.push_back(render(vocab_.pieces[i], vocab_.types[i]));
+    rendered_.push_back(render(vocab_.pieces[i], vocab_.types[i], false));
+    rendered_special_.push_back(render(vocab_.pieces[i], vocab_.types[i], true));
   }
 
   // llama.cpp's byte_to_token: "<0xHH>", else the byte itself as a one-character piece (built
@@ -236,15 +242,16 @@ bool SpmTokenizer::in_vocab(int32_t id) const {
   return id >= 0 && static_cast<size_t>(id) < vocab_.pieces.size();
 }
 
-std::string SpmTokenizer::token_to_piece(int32_t id) const {
+std::string SpmTokenizer::token_to_piece(int32_t id, bool special) const {
   if (!in_vocab(id)) {
     fail("SpmTokenizer::token_to_piece: token id ", id, " is outside the vocab; expected 0..",
          vocab_.pieces.size() - 1);
   }
-  return rendered_[static_cast<size_t>(id)];
+  return (special ? rendered_special_ : rendered_)[static_cast<size_t>(id)];
 }
 
-std::string SpmTokenizer::decode(std::span<const int32_t> ids) const {
+std::string SpmTokenizer::decode(std::span<const int32_t> ids, bool special) const {
+  const auto& rendered = special ? rendered_special_ : rendered_;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (!in_vocab(ids[i])) {
       fail("SpmTokenizer::decode: ids[", i, "] = ", ids[i], " is outside the vocab; expected 0..",
@@ -253,7 +260,7 @@ std::string SpmTokenizer::decode(std::span<const int32_t> ids) const {
   }
   std::string out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    std::string_view piece = rendered_[static_cast<size_t>(ids[i])];
+    std::string_view piece = rendered[static_cast<size_t>(ids[i])];
     // llama_detokenize strips one leading space of the first token only, whatever it is.
     if (i == 0 && vocab_.add_space_prefix && !piece.empty() && piece.front() == ' ') {
       piece.remove_prefix(1);

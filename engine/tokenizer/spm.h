@@ -34,14 +34,15 @@ class SpmTokenizer {
   std::vector<int32_t> encode(std::string_view text, bool add_bos, bool parse_special = false) const;
 
   // The bytes this token contributes to output text: "▁" → " " for normal pieces, <0x0A> → "\n",
-  // user-defined pieces verbatim, control/unknown/unused/undefined tokens → "". Throws
-  // pfx::Error for an id outside the vocab.
-  std::string token_to_piece(int32_t id) const;
+  // user-defined pieces verbatim, control/unknown tokens → "" (their text with `special`,
+  // llama.cpp's unparse_special), unused/undefined tokens → "". Throws pfx::Error for an id
+  // outside the vocab.
+  std::string token_to_piece(int32_t id, bool special = false) const;
 
   // Concatenation of token_to_piece, minus one leading space of the first token when
   // add_space_prefix is set (see the file comment). Throws pfx::Error naming the position and
   // id of the first id outside the vocab.
-  std::string decode(std::span<const int32_t> ids) const;
+  std::string decode(std::span<const int32_t> ids, bool special = false) const;
 
   const Vocab& vocab() const { return vocab_; }
   size_t size() const { return vocab_.pieces.size(); }
@@ -67,6 +68,7 @@ class SpmTokenizer {
   Vocab vocab_;
   std::unordered_map<std::string, int32_t, PieceHash, std::equal_to<>> piece_ids_;
   std::vector<std::string> rendered_;           // token_to_piece per id
+  std::vector<std::string> rendered_special_;   // token_to_piece(id, special=true) per id
   std::array<int32_t, 256> byte_token_{};       // byte-fallback token per byte, -1: none
   std::vector<int32_t> user_defined_by_length_; // matched in every text, longest first
   std::vector<int32_t> special_by_length_;      // + control/unknown, for parse_special

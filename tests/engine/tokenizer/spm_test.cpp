@@ -185,6 +185,11 @@ TEST(SpmDecode, RendersPiecesByType) {
   EXPECT_EQ(t.token_to_piece(1), "");
   EXPECT_EQ(t.token_to_piece(t.piece_id("<tag>")), "<tag>");
   EXPECT_EQ(t.token_to_piece(t.piece_id("gone")), "");
+  // special = llama.cpp's unparse_special: control and unknown tokens show their text.
+  EXPECT_EQ(t.token_to_piece(1, /*special=*/true), "<s>");
+  EXPECT_EQ(t.token_to_piece(0, /*special=*/true), "<unk>");
+  EXPECT_EQ(t.token_to_piece(t.piece_id("gone"), /*special=*/true), "");
+  EXPECT_EQ(t.decode(std::vector<int32_t>{1, t.piece_id("\xE2\x96\x81" "a")}, true), "<s> a");
 }
 
 TEST(SpmDecode, StripsOneLeadingSpaceOfTheFirstTokenOnly) {
