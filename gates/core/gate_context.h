@@ -1,0 +1,93 @@
+// What a gate gets to work with: the gate profile, the two builds, the fixtures, a scratch
+// directory, the models it names (fixture files or synthesized by the candidate build), a per-gate
+// deadline, and helpers that turn engine calls into checks uniformly (crash/hang/NaN → FAIL that no
+// waiver can excuse; exit 3 → SKIPPED).
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/build_cache.h"
+#include "core/engine_runner.h"
+#include "core/gate_profile.h"
+#include "core/gate_result.h"
+#include "core/progress.h"
+
+namespace pfx::gates {
+
+class Deadline {
+ public:
+  explicit Deadline(double limit_s) : limit_s_(limit_s), t0_(std::chrono::steady_clock::now()) {}
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  double remaining() const { return std::max(0.5, limit_s_ - elapsed()); }
+  bool expired() const { return elapsed() >= limit_s_; }
+  double limit() const { return limit_s_; }
+
+ private:
+  double limit_s_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+struct ModelRef {
+  std::filesystem::path path;
+  bool ok = false;
+  bool unavailable = false;  // the candidate build cannot synthesize it (capability missing)
+  std::string error;
+};
+
+// models.<name> from the profile: {fixture: <path under the fixtures dir>} | {synth: <model profile
+// path in the candidate tree>, seed: N} | {path: <file>}. Also "fixture:<path>" names directly.
+class ModelStore {
+ public:
+  ModelStore(const GateProfile& profile, const Build& candidate, std::filesystem::path fixtures_dir,
+             std::filesystem::path cache_dir, const Progress& progress);
+  ModelRef resolve(const std::string& name, double timeout_s);
+
+ private:
+  const GateProfile& profile_;
+  const Build& candidate_;
+  std::filesystem::path fixtures_, cache_;
+  const Progress& progress_;
+  std::map<std::string, ModelRef> done_;
+};
+
+struct GateCase {
+  std::string name;
+  std::string model;        // a models.<name> key or "fixture:<path>"
+  PromptInput input;
+  std::string oracle;       // fixtures oracle case this came from, if any
+  std::vector<int> oracle_greedy;
+};
+// gates.<gate>.cases: [{name, model, text | tokens | oracle}] or plain oracle case names.
+std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string& gate,
+                                  const std::filesystem::path& fixtures_dir);
+
+struct GateContext {
+  std::string gate;
+  const GateProfile& profile;
+  const Build& baseline;
+  const Build& candidate;
+  std::filesystem::path repo, cache_dir, fixtures_dir, work_dir;
+  const Progress& progress;
+  ModelStore& models;
+  std::string reproduce;  // `landing gate <name> --baseline … --candidate … --gates …`
+  Deadline deadline;
+
+  EngineRunner engine(const Build& b) const;
+  void say(const std::string& msg) const { progress.say("gate " + gate + ": " + msg); }
+  GateResult start() const;  // a result with gate/required/ids/host/started filled
+};
+
+// A check for an engine call that did not succeed: SKIPPED for exit 3, otherwise a FAIL that
+// cannot be waived (crash, hang, error, unreadable output).
+Check failed_call_check(const std::string& name, const EngineCall& call, const std::string& what);
+// Reason the build cannot serve a gate (capability missing in `--version --json`), or nullopt.
+std::optional<std::string> missing_capability(const Build& b, const std::string& list, const std::string& name);
+// Applies the profile's waivers to FAIL checks, then settles the gate status; a gate disabled by
+// the profile never gets here.
+void finish(GateResult& r, const GateProfile& profile, double started_elapsed_s);
+
+}  // namespace pfx::gates

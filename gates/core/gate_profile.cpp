@@ -1,0 +1,368 @@
+// Gate profile loading, validation and baseline-vs-candidate diff (see gate_profile.h).
+#include "core/gate_profile.h"
+
+#include <fnmatch.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace pfx::gates {
+
+using nlohmann::json;
+
+const std::vector<std::string>& known_gates() {
+  static const std::vector<std::string> gates = {"parity", "accuracy", "greedy", "ptxas", "suite", "timing", "ab"};
+  return gates;
+}
+
+bool gate_needs_gpu(const std::string& gate) {
+  return gate == "parity" || gate == "accuracy" || gate == "timing" || gate == "ab";
+}
+
+namespace {
+
+json scalar_to_json(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted: always a string
+  if (s == "true" || s == "True" || s == "yes") return true;
+  if (s == "false" || s == "False" || s == "no") return false;
+  if (s == "null" || s == "~" || s.empty()) return nullptr;
+  long long iv = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), iv);
+  if (ec == std::errc() && p == s.data() + s.size()) return iv;
+  try {
+    size_t used = 0;
+    const double dv = std::stod(s, &used);
+    if (used == s.size()) return dv;
+  } catch (...) {
+  }
+  return s;
+}
+
+json node_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Scalar: return scalar_to_json(n);
+    case YAML::NodeType::Sequence: {
+      json a = json::array();
+      for (const auto& e : n) a.push_back(node_to_json(e));
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json o = json::object();
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+json yaml_to_json(const std::string& yaml_text, const std::string& origin) {
+  try {
+    return node_to_json(YAML::Load(yaml_text));
+  } catch (const YAML::Exception& e) {
+    fail(origin, ": line ", e.mark.line + 1, ", column ", e.mark.column + 1, ": invalid YAML: ", e.msg);
+  }
+}
+
+GateProfile GateProfile::load(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) fail(path.string(), ": cannot open gate profile");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path.string());
+}
+
+GateProfile GateProfile::parse(const std::string& yaml_text, const std::string& origin) {
+  return from_json(yaml_to_json(yaml_text, origin), origin);
+}
+
+GateProfile GateProfile::from_json(const json& j, const std::string& origin) {
+  GateProfile p;
+  p.root_ = j;
+  p.origin_ = origin;
+  p.validate();
+  return p;
+}
+
+void GateProfile::validate() {
+  if (!root_.is_object()) fail(origin_, ": expected a YAML mapping at the top level (a gate profile)");
+  if (!root_.contains("schema") || root_["schema"] != kGateProfileSchema)
+    fail(origin_, ": key 'schema' must be '", kGateProfileSchema, "'");
+  if (!root_.contains("gates") || !root_["gates"].is_object())
+    fail(origin_, ": key 'gates' must be a mapping of gate name to settings");
+  for (const auto& [name, settings] : root_["gates"].items()) {
+    bool known = false;
+    for (const auto& g : known_gates()) known |= g == name;
+    if (!known) fail(origin_, ": gates.", name, ": unknown gate (expected one of parity, accuracy, greedy, ptxas, suite, timing, ab)");
+    if (!settings.is_object() && !settings.is_null()) fail(origin_, ": gates.", name, ": expected a mapping");
+  }
+  waivers_.clear();
+  if (root_.contains("waivers") && !root_["waivers"].is_null()) {
+    if (!root_["waivers"].is_array()) fail(origin_, ": key 'waivers' must be a list");
+    for (size_t i = 0; i < root_["waivers"].size(); ++i) {
+      const auto& w = root_["waivers"][i];
+      const std::string where = origin_ + ": waivers[" + std::to_string(i) + "]";
+      if (!w.is_object()) fail(where, ": expected a mapping with gate, reason and optional match");
+      Waiver wv;
+      if (!w.contains("gate") || !w["gate"].is_string()) fail(where, ": missing 'gate'");
+      wv.gate = w["gate"];
+      bool known = false;
+      for (const auto& g : known_gates()) known |= g == wv.gate;
+      if (!known) fail(where, ": gate '", wv.gate, "' is not a known gate");
+      if (!w.contains("reason") || !w["reason"].is_string() || w["reason"].get<std::string>().find_first_not_of(" \t") == std::string::npos)
+        fail(where, ": a waiver needs a non-empty 'reason' (why the change is intended)");
+      wv.reason = w["reason"];
+      if (w.contains("match")) {
+        if (!w["match"].is_string()) fail(where, ": 'match' must be a string glob");
+        wv.match = w["match"];
+      }
+      waivers_.push_back(wv);
+    }
+  }
+}
+
+const json& GateProfile::gate(const std::string& name) const {
+  static const json empty = json::object();
+  const auto& g = root_["gates"];
+  auto it = g.find(name);
+  if (it == g.end() || !it->is_object()) return empty;
+  return *it;
+}
+
+bool GateProfile::enabled(const std::string& name) const {
+  if (!root_["gates"].contains(name)) return false;
+  const auto& g = gate(name);
+  return !g.contains("enabled") || g["enabled"] == true;
+}
+
+bool GateProfile::required(const std::string& name) const {
+  const auto& g = gate(name);
+  return !g.contains("required") || g["required"] == true;
+}
+
+double GateProfile::timeout_s(const std::string& name) const { return number(name, "timeout_s", 600); }
+
+double GateProfile::number(const std::string& g, const std::string& key, double dflt) const {
+  const auto& s = gate(g);
+  if (!s.contains(key) || s[key].is_null()) return dflt;
+  if (!s[key].is_number()) fail(origin_, ": gates.", g, ".", key, ": expected a number, got ", s[key].dump());
+  return s[key].get<double>();
+}
+
+long GateProfile::integer(const std::string& g, const std::string& key, long dflt) const {
+  const auto& s = gate(g);
+  if (!s.contains(key) || s[key].is_null()) return dflt;
+  if (!s[key].is_number_integer()) fail(origin_, ": gates.", g, ".", key, ": expected an integer, got ", s[key].dump());
+  return s[key].get<long>();
+}
+
+std::string GateProfile::string(const std::string& g, const std::string& key, const std::string& dflt) const {
+  const auto& s = gate(g);
+  if (!s.contains(key) || s[key].is_null()) return dflt;
+  if (!s[key].is_string()) fail(origin_, ": gates.", g, ".", key, ": expected a string, got ", s[key].dump());
+  return s[key];
+}
+
+std::vector<std::string> GateProfile::strings(const std::string& g, const std::string& key) const {
+  const auto& s = gate(g);
+  std::vector<std::string> out;
+  if (!s.contains(key) || s[key].is_null()) return out;
+  if (!s[key].is_array()) fail(origin_, ": gates.", g, ".", key, ": expected a list of strings");
+  for (const auto& e : s[key]) {
+    if (!e.is_string()) fail(origin_, ": gates.", g, ".", key, ": expected strings, got ", e.dump());
+    out.push_back(e);
+  }
+  return out;
+}
+
+const Waiver* GateProfile::waiver_for(const std::string& g, const std::string& check_name) const {
+  for (const auto& w : waivers_)
+    if (w.gate == g && ::fnmatch(w.match.c_str(), check_name.c_str(), 0) == 0) return &w;
+  return nullptr;
+}
+
+std::vector<std::string> GateProfile::cmake_args() const {
+  std::vector<std::string> out;
+  if (!root_.contains("build") || !root_["build"].contains("cmake_args")) return out;
+  const auto& a = root_["build"]["cmake_args"];
+  if (!a.is_array()) fail(origin_, ": build.cmake_args: expected a list of strings");
+  for (const auto& e : a) {
+    if (!e.is_string()) fail(origin_, ": build.cmake_args: expected strings, got ", e.dump());
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string GateProfile::prefill_relpath() const {
+  if (root_.contains("build") && root_["build"].contains("prefill")) {
+    if (!root_["build"]["prefill"].is_string()) fail(origin_, ": build.prefill: expected a path string");
+    return root_["build"]["prefill"];
+  }
+  return "engine/cli/prefill";
+}
+
+double GateProfile::build_timeout_s() const {
+  if (root_.contains("build") && root_["build"].contains("timeout_s")) {
+    if (!root_["build"]["timeout_s"].is_number()) fail(origin_, ": build.timeout_s: expected a number");
+    return root_["build"]["timeout_s"];
+  }
+  return 5400;
+}
+
+int GateProfile::build_jobs() const {
+  if (root_.contains("build") && root_["build"].contains("jobs")) {
+    if (!root_["build"]["jobs"].is_number_integer()) fail(origin_, ": build.jobs: expected an integer");
+    return root_["build"]["jobs"];
+  }
+  return 0;
+}
+
+// ---- diff ----
+
+namespace {
+
+// A stable identity for list elements so reordering is not reported as change.
+std::string element_key(const json& e, size_t index) {
+  if (e.is_object()) {
+    for (const char* k : {"name", "kernels", "gate", "role", "case"})
+      if (e.contains(k) && e[k].is_string()) {
+        std::string id = e[k];
+        if (std::string(k) == "gate" && e.contains("match") && e["match"].is_string()) id += ":" + e["match"].get<std::string>();
+        return id;
+      }
+  }
+  if (e.is_string()) return e.get<std::string>();
+  return std::to_string(index);
+}
+
+void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
+  if (j.is_object()) {
+    if (j.empty()) out[prefix] = j;
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+  } else if (j.is_array()) {
+    bool scalars = true;
+    for (const auto& e : j) scalars &= !e.is_structured();
+    if (scalars) {
+      // A list of plain values (case names, labels) is one value per element: dropping one shows.
+      if (j.empty()) out[prefix] = j;
+      for (size_t i = 0; i < j.size(); ++i) out[prefix + "[" + element_key(j[i], i) + "]"] = true;
+      return;
+    }
+    for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "[" + element_key(j[i], i) + "]", out);
+  } else {
+    out[prefix] = j;
+  }
+}
+
+std::string leaf_name(const std::string& key) {
+  const auto dot = key.rfind('.');
+  std::string leaf = dot == std::string::npos ? key : key.substr(dot + 1);
+  const auto br = leaf.find('[');
+  return br == std::string::npos ? leaf : leaf.substr(0, br);
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+std::vector<ProfileChange> diff_profiles(const json& baseline, const json& candidate) {
+  // A waiver is one item (gate:match → reason), so a new waiver is one highlighted line.
+  auto waivers_as_map = [](json j) {
+    if (j.is_object() && j.contains("waivers") && j["waivers"].is_array()) {
+      json m = json::object();
+      for (const auto& w : j["waivers"])
+        if (w.is_object())
+          m[w.value("gate", std::string("?")) + ":" + w.value("match", std::string("*"))] = w.value("reason", std::string());
+      j["waivers"] = m;
+    }
+    return j;
+  };
+  std::map<std::string, json> a, b;
+  flatten(waivers_as_map(baseline), "", a);
+  flatten(waivers_as_map(candidate), "", b);
+  std::vector<ProfileChange> out;
+  auto classify = [](ProfileChange& c, const json* before, const json* after) {
+    const std::string leaf = leaf_name(c.key);
+    const bool num = before && after && before->is_number() && after->is_number();
+    if (starts_with(c.key, "waivers")) {
+      if (!before) { c.loosened = true; c.note = "new waiver"; }
+      else if (after) { c.loosened = true; c.note = "waiver changed"; }
+      return;
+    }
+    if (starts_with(leaf, "max_")) {
+      if (!after) { c.loosened = true; c.note = "limit removed"; }
+      else if (num && after->get<double>() > before->get<double>()) { c.loosened = true; c.note = "limit raised"; }
+    } else if (starts_with(leaf, "min_")) {
+      if (!after) { c.loosened = true; c.note = "limit removed"; }
+      else if (num && after->get<double>() < before->get<double>()) { c.loosened = true; c.note = "limit lowered"; }
+    } else if (leaf == "required" || leaf == "enabled") {
+      if (before && *before == true && (!after || *after == false)) { c.loosened = true; c.note = leaf + " turned off"; }
+    } else if (leaf == "tokens" || leaf == "reps" || leaf == "pairs" || leaf == "aa_pairs") {
+      if (num && after->get<double>() < before->get<double>()) { c.loosened = true; c.note = "checks less"; }
+    } else if (c.key.find(".cases[") != std::string::npos || c.key.find(".budgets[") != std::string::npos ||
+               c.key.find(".role_budgets") != std::string::npos) {
+      if (!after) { c.loosened = true; c.note = "check removed"; }
+    }
+    if (c.key.find(".exclude_labels[") != std::string::npos && !before) { c.loosened = true; c.note = "more tests excluded"; }
+    if (starts_with(c.key, "gates.") && c.key.find('.', 6) == std::string::npos && !after) {
+      c.loosened = true; c.note = "gate removed";
+    }
+  };
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    ProfileChange c;
+    c.key = k;
+    c.before = v.dump();
+    if (it == b.end()) {
+      c.kind = "removed";
+      classify(c, &v, nullptr);
+      out.push_back(c);
+    } else if (it->second != v) {
+      c.kind = "changed";
+      c.after = it->second.dump();
+      classify(c, &v, &it->second);
+      out.push_back(c);
+    }
+  }
+  for (const auto& [k, v] : b) {
+    if (a.count(k)) continue;
+    ProfileChange c;
+    c.key = k;
+    c.after = v.dump();
+    c.kind = "added";
+    classify(c, nullptr, &v);
+    out.push_back(c);
+  }
+  // Loosened changes first: they are what a reviewer must see.
+  std::stable_sort(out.begin(), out.end(), [](const ProfileChange& x, const ProfileChange& y) {
+    return x.loosened > y.loosened;
+  });
+  return out;
+}
+
+json to_json(const ProfileChange& c) {
+  return {{"key", c.key}, {"before", c.before}, {"after", c.after}, {"kind", c.kind}, {"loosened", c.loosened}, {"note", c.note}};
+}
+
+ProfileChange profile_change_from_json(const json& j) {
+  ProfileChange c;
+  c.key = j.value("key", "");
+  c.before = j.value("before", "");
+  c.after = j.value("after", "");
+  c.kind = j.value("kind", "");
+  c.loosened = j.value("loosened", false);
+  c.note = j.value("note", "");
+  return c;
+}
+
+}  // namespace pfx::gates

@@ -1,0 +1,81 @@
+// The gate profile (profiles/gates/*.yaml): which gates run, which are required, thresholds,
+// budgets, inputs (models, prompts), timeouts and waivers. Loaded from YAML into JSON so the
+// report can store it verbatim, and diffed baseline vs candidate so a loosened threshold or a new
+// waiver can never slip in unseen.
+#pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pfx::gates {
+
+inline constexpr const char* kGateProfileSchema = "gate-profile/1";
+
+// The gates `landing run` knows, in report order.
+const std::vector<std::string>& known_gates();
+// Gates that need a GPU to give an answer.
+bool gate_needs_gpu(const std::string& gate);
+
+struct Waiver {
+  std::string gate;
+  std::string match = "*";  // glob over check names (case name, kernel name)
+  std::string reason;
+};
+
+class GateProfile {
+ public:
+  // Throws pfx::Error naming the file and key on malformed YAML or schema violations.
+  static GateProfile load(const std::filesystem::path& path);
+  static GateProfile parse(const std::string& yaml_text, const std::string& origin);
+  static GateProfile from_json(const nlohmann::json& j, const std::string& origin);
+
+  const nlohmann::json& data() const { return root_; }
+  const std::string& origin() const { return origin_; }
+
+  // gates.<name> (an empty object when absent).
+  const nlohmann::json& gate(const std::string& name) const;
+  bool enabled(const std::string& name) const;
+  bool required(const std::string& name) const;
+  double timeout_s(const std::string& name) const;  // gates.<name>.timeout_s, default 600
+
+  // Typed lookups inside gates.<gate>; errors name origin and "gates.<gate>.<key>".
+  double number(const std::string& gate, const std::string& key, double dflt) const;
+  long integer(const std::string& gate, const std::string& key, long dflt) const;
+  std::string string(const std::string& gate, const std::string& key, const std::string& dflt) const;
+  std::vector<std::string> strings(const std::string& gate, const std::string& key) const;
+
+  const std::vector<Waiver>& waivers() const { return waivers_; }
+  // The waiver covering check `check_name` of `gate`, or nullptr.
+  const Waiver* waiver_for(const std::string& gate, const std::string& check_name) const;
+
+  // build.* settings
+  std::vector<std::string> cmake_args() const;
+  std::string prefill_relpath() const;   // default engine/cli/prefill
+  double build_timeout_s() const;        // default 5400
+  int build_jobs() const;                // 0: all cores
+
+ private:
+  void validate();
+  nlohmann::json root_;
+  std::string origin_;
+  std::vector<Waiver> waivers_;
+};
+
+// YAML text → JSON (plain scalars become bool/int/float where they parse as such).
+nlohmann::json yaml_to_json(const std::string& yaml_text, const std::string& origin);
+
+struct ProfileChange {
+  std::string key;                 // "gates.parity.max_rel_dev", "waivers[greedy:*]"
+  std::string before, after;       // JSON text; empty when absent
+  std::string kind;                // "added", "removed", "changed"
+  bool loosened = false;           // highlighted in reports
+  std::string note;                // why it counts as loosened ("limit raised", "new waiver")
+};
+// Every difference between two profiles; loosened ones flagged (max_* raised or removed,
+// min_* lowered or removed, required/enabled turned off, cases dropped, any new waiver).
+std::vector<ProfileChange> diff_profiles(const nlohmann::json& baseline, const nlohmann::json& candidate);
+nlohmann::json to_json(const ProfileChange& c);
+ProfileChange profile_change_from_json(const nlohmann::json& j);
+
+}  // namespace pfx::gates

@@ -1,0 +1,59 @@
+// One gate's result: status, reason, one-line evidence, the command that reproduces it, the
+// individual checks it made, and every number it measured (`details`). Stored per (candidate, gate)
+// as JSON (schema "landing-gate-result/1") so results from several machines join in one report.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pfx::gates {
+
+inline constexpr const char* kGateResultSchema = "landing-gate-result/1";
+
+// One comparison inside a gate (one case, one kernel, one path...).
+struct Check {
+  std::string name;
+  Status status = Status::Pass;
+  std::string reason;
+  std::string command;       // the exact process that produced the evidence, where there is one
+  bool waivable = true;      // crashes, hangs, NaN and "checked nothing" cannot be waived
+  std::string waiver;        // the waiver's reason when status became WAIVED
+  nlohmann::json metrics = nlohmann::json::object();
+};
+
+struct GateResult {
+  std::string gate;
+  Status status = Status::Fail;
+  std::string reason;        // why this status, one sentence
+  std::string evidence;      // the §4 line: numbers a reviewer reads
+  std::string command;       // reproduces the whole gate
+  bool required = true;
+  bool needs_gpu = false;
+  std::string candidate_id, baseline_id;
+  std::string started;       // ISO-8601 UTC
+  double duration_s = 0;
+  nlohmann::json host = nlohmann::json::object();   // environment of the machine that ran it
+  nlohmann::json details = nlohmann::json::object();
+  std::vector<Check> checks;
+};
+
+nlohmann::json to_json(const Check& c);
+Check check_from_json(const nlohmann::json& j, const std::string& where);
+nlohmann::json to_json(const GateResult& r);
+// Validates schema and fields; errors name `where` (a file path) and the field.
+GateResult gate_result_from_json(const nlohmann::json& j, const std::string& where);
+
+// Derives a gate status from its checks: any FAIL → FAIL; else INCONCLUSIVE; else SKIPPED;
+// no checks at all → FAIL ("checked nothing"); else WAIVED if any waived; else PASS. Sets
+// status and, when `reason` is empty, a reason counting the checks.
+void settle_from_checks(GateResult& r);
+
+// A gate result that could not run at all (capability missing, no GPU, no build).
+GateResult skipped_result(const std::string& gate, const std::string& reason);
+
+std::string utc_now_iso8601();
+
+}  // namespace pfx::gates

@@ -1,0 +1,33 @@
+// Comparing two logits tensors [positions, vocab]: the numbers the parity and accuracy gates
+// report. Relative max deviation is max|a-b| / max|ref| (DESIGN.md numerical contracts), NMSE is
+// sum (a-b)^2 / sum ref^2, top-1 agreement is the share of positions whose argmax agrees.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "util/npy.h"
+
+namespace pfx::gates {
+
+struct NonFinite {
+  int64_t count = 0;
+  int64_t first_row = -1, first_col = -1;
+};
+NonFinite find_non_finite(const NpyArray& a);
+
+struct LogitsComparison {
+  bool shape_match = false;
+  std::string shape_error;
+  double max_abs_diff = 0, max_abs_ref = 0, max_rel_dev = 0, nmse = 0, top1_agreement = 0;
+  int64_t positions = 0, vocab = 0;
+  int64_t worst_row = -1, worst_col = -1;
+  double worst_value = 0, worst_ref = 0;
+  std::vector<int64_t> top1_mismatch_positions;  // first few
+};
+// `test` against `ref`; both must be finite (check find_non_finite first).
+LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref);
+nlohmann::json to_json(const LogitsComparison& c);
+
+}  // namespace pfx::gates
