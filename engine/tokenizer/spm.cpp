@@ -251,18 +251,27 @@ std::string SpmTokenizer::token_to_piece(int32_t id, bool special) const {
 }
 
 std::string SpmTokenizer::decode(std::span<const int32_t> ids, bool special) const {
-  const auto& rendered = special ? rendered_special_ : rendered_;
+  return concat(ids, special, vocab_.add_space_prefix, "decode");
+}
+
+std::string SpmTokenizer::decode_continuation(std::span<const int32_t> ids, bool special) const {
+  return concat(ids, special, false, "decode_continuation");
+}
+
+std::string SpmTokenizer::concat(std::span<const int32_t> ids, bool special,
+                                 bool strip_first_space, std::string_view caller) const {
   for (size_t i = 0; i < ids.size(); ++i) {
     if (!in_vocab(ids[i])) {
-      fail("SpmTokenizer::decode: ids[", i, "] = ", ids[i], " is outside the vocab; expected 0..",
-           vocab_.pieces.size() - 1);
+      fail("SpmTokenizer::", caller, ": ids[", i, "] = ", ids[i],
+           " is outside the vocab; expected 0..", vocab_.pieces.size() - 1);
     }
   }
+  const auto& rendered = special ? rendered_special_ : rendered_;
   std::string out;
   for (size_t i = 0; i < ids.size(); ++i) {
     std::string_view piece = rendered[static_cast<size_t>(ids[i])];
     // llama_detokenize strips one leading space of the first token only, whatever it is.
-    if (i == 0 && vocab_.add_space_prefix && !piece.empty() && piece.front() == ' ') {
+    if (i == 0 && strip_first_space && !piece.empty() && piece.front() == ' ') {
       piece.remove_prefix(1);
     }
     out.append(piece);

@@ -44,6 +44,11 @@ class SpmTokenizer {
   // id of the first id outside the vocab.
   std::string decode(std::span<const int32_t> ids, bool special = false) const;
 
+  // Plain concatenation of token_to_piece, no space stripped: the bytes these tokens add after
+  // earlier ones, i.e. what llama.cpp prints for generated tokens (decode would drop the first
+  // generated token's leading space). Throws like decode.
+  std::string decode_continuation(std::span<const int32_t> ids, bool special = false) const;
+
   const Vocab& vocab() const { return vocab_; }
   size_t size() const { return vocab_.pieces.size(); }
 
@@ -59,6 +64,8 @@ class SpmTokenizer {
   void encode_fragment(std::string_view escaped, std::vector<int32_t>& out) const;
   void append_bytes(std::string_view bytes, std::vector<int32_t>& out) const;
   bool in_vocab(int32_t id) const;
+  std::string concat(std::span<const int32_t> ids, bool special, bool strip_first_space,
+                     std::string_view caller) const;
 
   struct PieceHash {
     using is_transparent = void;

@@ -107,6 +107,7 @@ TEST_P(Greedy, GeneratedIdsRenderToLlamaCppBytes) {
   std::string pieces;
   for (int32_t id : greedy) pieces += t.token_to_piece(id);
   EXPECT_EQ(pieces, bytes);
+  EXPECT_EQ(t.decode_continuation(greedy), bytes);
   std::vector<int32_t> all = prompt;
   all.insert(all.end(), greedy.begin(), greedy.end());
   EXPECT_EQ(t.decode(all), t.decode(prompt) + bytes);

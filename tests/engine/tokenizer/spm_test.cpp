@@ -203,6 +203,8 @@ TEST(SpmDecode, StripsOneLeadingSpaceOfTheFirstTokenOnly) {
   EXPECT_EQ(t.decode(std::vector<int32_t>{}), "");
   SpmTokenizer np(no_prefix(make_vocab(kLetters)));
   EXPECT_EQ(np.decode(std::vector<int32_t>{a, b}), " a b");
+  EXPECT_EQ(t.decode_continuation(std::vector<int32_t>{a, b}), " a b");
+  EXPECT_THROW(t.decode_continuation(std::vector<int32_t>{a, -1}), pfx::Error);
 }
 
 TEST(SpmDecode, RoundTripsTextWithoutBos) {
