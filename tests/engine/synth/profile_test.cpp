@@ -1,0 +1,134 @@
+// Bad synthetic-model profiles: each is a pfx::Error naming the file, the field and what was
+// expected; overrides edit a profile the same way a CLI --set would.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "synth/synth.h"
+#include "util/error.h"
+
+namespace {
+
+using pfx::synth::parse_profile;
+
+// A valid profile; tests break one thing at a time.
+const char* const kGood = R"(
+name: t
+shape: {n_embd: 256, n_layer: 2, n_head: 4, n_head_kv: 2, n_ff: 512}
+types:
+  default: q4_K
+  file_type: 15
+  rules:
+    - {tensor: output.weight, type: q6_K}
+    - {tensor: attn_v.weight, layers: use_more_bits, type: q6_K}
+vocab: {size: 300}
+)";
+
+std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_profile(yaml, "profiles/models/bad.yaml", overrides);
+  } catch (const pfx::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_ERROR(yaml_or_call, ...)                                                           \
+  do {                                                                                            \
+    const std::string err = yaml_or_call;                                                         \
+    for (const char* part : {__VA_ARGS__}) EXPECT_NE(err.find(part), std::string::npos) << err; \
+  } while (0)
+
+TEST(SynthProfileErrors, GoodProfileParses) {
+  const pfx::synth::SynthProfile p = parse_profile(kGood, "good.yaml");
+  EXPECT_EQ(p.n_head_kv, 2);
+  EXPECT_EQ(p.n_ctx, 2048);  // default
+  EXPECT_EQ(p.rules.size(), 2u);
+  EXPECT_EQ(p.rules[1].layers, pfx::synth::LayerSelect::UseMoreBits);
+}
+
+TEST(SynthProfileErrors, MissingRequiredField) {
+  EXPECT_ERROR(error_of("name: t\nshape: {n_layer: 2, n_head: 4, n_ff: 512}\ntypes: {default: q4_K, file_type: 15}\nvocab: {size: 300}\n"),
+               "profiles/models/bad.yaml", "field 'shape.n_embd'", "an integer (required)");
+}
+
+TEST(SynthProfileErrors, NotAnInteger) {
+  EXPECT_ERROR(error_of(kGood, {"shape.n_layer=two"}), "field 'shape.n_layer'", "expected an integer", "found 'two'");
+}
+
+TEST(SynthProfileErrors, UnknownFieldIsATypo) {
+  EXPECT_ERROR(error_of(kGood, {"shape.n_emdb=256"}), "unknown field 'shape.n_emdb'", "expected one of:", "n_embd");
+}
+
+TEST(SynthProfileErrors, UnknownTypeName) {
+  EXPECT_ERROR(error_of(kGood, {"types.default=q4_X"}), "field 'types.default'", "a ggml type name", "found 'q4_X'");
+}
+
+TEST(SynthProfileErrors, KQuantNeedsRowsOfWholeBlocks) {
+  EXPECT_ERROR(error_of(kGood, {"shape.n_embd=128"}), "field 'types.rules[0].type'", "tensor 'output.weight'",
+               "blocks of 256 elements do not divide its row length 128");
+  EXPECT_ERROR(error_of(kGood, {"shape.n_ff=300"}), "field 'types.default'", "tensor 'blk.0.ffn_down.weight'",
+               "row length 300");
+}
+
+TEST(SynthProfileErrors, HeadsMustDivide) {
+  EXPECT_ERROR(error_of(kGood, {"shape.n_head_kv=3"}), "field 'shape.n_head_kv'", "multiple of n_head_kv (3)");
+  EXPECT_ERROR(error_of(kGood, {"shape.n_head=3"}), "field 'shape.n_head'", "multiple of n_head (3)");
+}
+
+TEST(SynthProfileErrors, RuleTargetsMustExist) {
+  EXPECT_ERROR(error_of(kGood, {"types.rules=[{tensor: attn_x.weight, type: q8_0}]"}), "field 'types.rules[0].tensor'",
+               "'attn_x.weight' names no tensor");
+  EXPECT_ERROR(error_of(kGood, {"types.rules=[{tensor: attn_v.weight, layers: [0, 5], type: q8_0}]"}),
+               "field 'types.rules[0].layers'", "layer 5 is outside [0, 2)");
+  EXPECT_ERROR(error_of(kGood, {"types.rules=[{tensor: attn_v.weight, layers: some, type: q8_0}]"}),
+               "field 'types.rules[0].layers'", "'all', 'use_more_bits' or a list");
+}
+
+TEST(SynthProfileErrors, VocabularyProblems) {
+  EXPECT_ERROR(error_of(kGood, {"vocab.size=100"}), "field 'vocab.size'", "at least 259 tokens");
+  EXPECT_ERROR(error_of(kGood, {"vocab.source=copy", "vocab.path=/nonexistent/v.gguf"}), "(no error)");
+  EXPECT_ERROR(error_of(kGood, {"vocab.source=magic"}), "field 'vocab.source'", "'synthetic' or 'copy'");
+}
+
+TEST(SynthProfileErrors, MissingCopySourceFailsAtWriteUnlessFallback) {
+  pfx::synth::SynthProfile p = parse_profile(kGood, "profiles/models/bad.yaml", {"vocab.source=copy", "vocab.path=/nonexistent/v.gguf"});
+  std::string err;
+  try {
+    pfx::synth::write_synthetic_model(p, "/nonexistent-dir/out.gguf", 1);
+  } catch (const pfx::Error& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("field 'vocab.path': /nonexistent/v.gguf does not exist"), std::string::npos) << err;
+}
+
+TEST(SynthProfileErrors, BadYamlAndBadOverrides) {
+  EXPECT_ERROR(error_of("name: [unclosed\n"), "profiles/models/bad.yaml", "not valid YAML (line");
+  EXPECT_ERROR(error_of(kGood, {"shape.n_layer"}), "override 'shape.n_layer'", "expected dotted.key=value");
+  EXPECT_ERROR(error_of(kGood, {"name.x=1"}), "override 'name.x=1'", "not a map");
+  EXPECT_ERROR(error_of("- a\n- b\n"), "expected a YAML map");
+}
+
+TEST(SynthProfileErrors, MissingFileIsNamed) {
+  std::string err;
+  try {
+    pfx::synth::load_profile("/nonexistent/profile.yaml");
+  } catch (const pfx::Error& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("/nonexistent/profile.yaml: cannot open the profile"), std::string::npos) << err;
+}
+
+TEST(SynthProfileErrors, EditedProfilesAreRevalidatedBeforeWriting) {
+  pfx::synth::SynthProfile p = parse_profile(kGood, "good.yaml");
+  p.n_ff = 100;
+  std::string err;
+  try {
+    pfx::synth::write_synthetic_model(p, "/tmp/never-written.gguf", 1);
+  } catch (const pfx::Error& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("row length 100"), std::string::npos) << err;
+}
+
+}  // namespace
