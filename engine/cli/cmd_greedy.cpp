@@ -29,7 +29,7 @@ int cmd_greedy(int argc, char** argv) {
   auto backend = make_backend(model, choice, static_cast<int64_t>(ids.size()) + n_new);
   const auto result = greedy(*backend, ids, n_new);
   const tok::SpmTokenizer tokenizer(tok::vocab_from_gguf(model.file()));
-  const std::string text = tokenizer.decode(result.generated);
+  const std::string text = tokenizer.decode_continuation(result.generated);
   if (!(*vm)["json"].as<bool>()) {
     std::cout << text << "\n";
     return kOk;

@@ -1,0 +1,155 @@
+// The `prefill` binary as the gates see it: a process with a JSON/npy contract and exit codes
+// (0 ok, 1 error, 2 usage, 3 unavailable here).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+#include "model/compare.h"
+#include "util/fixtures.h"
+#include "util/npy.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Proc {
+  int code = -1;
+  std::string out;  // stdout
+};
+
+Proc run_prefill(const std::string& args) {
+  const std::string cmd = std::string(PFX_PREFILL_BIN) + " " + args + " 2>/dev/null";
+  Proc r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path fixture(const std::string& rel) {
+  const fs::path p = pfx::fixtures_dir() / rel;
+  EXPECT_TRUE(fs::exists(p)) << "fixture missing: " << p << " (set PFX_FIXTURES)";
+  return p;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+fs::path temp(const std::string& name) { return fs::temp_directory_path() / ("pfx_cli_" + name); }
+
+}  // namespace
+
+TEST(PrefillCli, VersionJsonNamesCapabilities) {
+  const Proc r = run_prefill("--version --json");
+  ASSERT_EQ(r.code, 0);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["name"], "prefill");
+  EXPECT_FALSE(j["commit"].get<std::string>().empty());
+  const auto subs = j["capabilities"]["subcommands"];
+  for (const char* s : {"info", "tokenize", "logits", "greedy", "synth", "bench"})
+    EXPECT_NE(std::find(subs.begin(), subs.end(), s), subs.end()) << s;
+  EXPECT_EQ(j["capabilities"]["backends"][0], "cpu");
+}
+
+TEST(PrefillCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_prefill("").code, 2);
+  EXPECT_EQ(run_prefill("frobnicate").code, 2);
+  EXPECT_EQ(run_prefill("logits --model x.gguf").code, 2);  // --out missing
+  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,x").code, 2);
+  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --text a --backend tpu").code, 2);
+}
+
+TEST(PrefillCli, EverySubcommandHasHelp) {
+  for (const char* s : {"info", "tokenize", "logits", "greedy", "synth", "bench"}) {
+    const Proc r = run_prefill(std::string(s) + " --help");
+    EXPECT_EQ(r.code, 0) << s;
+    EXPECT_NE(r.out.find("usage: prefill"), std::string::npos) << s;
+  }
+}
+
+TEST(PrefillCli, BadModelIsAnErrorNamingTheFile) {
+  const fs::path bad = temp("bad.gguf");
+  std::ofstream(bad) << "definitely not gguf";
+  const std::string cmd = std::string(PFX_PREFILL_BIN) + " info --model " + bad.string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string err;
+  std::array<char, 512> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
+  const int status = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(err.find("bad.gguf"), std::string::npos) << err;
+  fs::remove(bad);
+}
+
+TEST(PrefillCli, GreedyMatchesLlamaCppOnStories260K) {
+  const json ref = read_json(fixture("llama.cpp/stories260K.once.json"));
+  const auto n = ref["greedy_tokens"].size();
+  const Proc r = run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --text \"" +
+                    ref["prompt"].get<std::string>() + "\" -n " + std::to_string(n) + " --json");
+  ASSERT_EQ(r.code, 0);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["prompt_ids"], ref["prompt_tokens"]);
+  EXPECT_EQ(j["generated_ids"], ref["greedy_tokens"]);
+  EXPECT_EQ(j["backend"], "cpu");
+}
+
+TEST(PrefillCli, LogitsNpyMatchesTheOracle) {
+  const json ref = read_json(fixture("oracle/kq256-q4km.lily.json"));
+  std::string ids;
+  for (const auto& t : ref["prompt_tokens"]) ids += (ids.empty() ? "" : ",") + std::to_string(t.get<int>());
+  const fs::path out = temp("lily.npy");
+  fs::remove(out);
+  const Proc r = run_prefill("logits --model " + fixture("models/kq256-q4km.gguf").string() + " --tokens " + ids +
+                    " --out " + out.string());
+  ASSERT_EQ(r.code, 0);
+  const auto ours = pfx::read_npy(out);
+  const auto oracle = pfx::read_npy(fixture("oracle/kq256-q4km.lily.logits.npy"));
+  ASSERT_EQ(ours.shape, oracle.shape);
+  const auto s = pfx::compare_logits(ours.data.data(), oracle.data.data(), ours.rows(), ours.cols());
+  EXPECT_LE(s.rel, 1e-4);
+  EXPECT_EQ(s.top1_agreement, 1.0);
+  // Never overwrite what the user has: a second run without --force refuses.
+  EXPECT_EQ(run_prefill("logits --model " + fixture("models/kq256-q4km.gguf").string() + " --tokens 1 --out " + out.string()).code, 2);
+  fs::remove(out);
+}
+
+TEST(PrefillCli, CudaBackendIsUnavailableOrRuns) {
+  // Exit 3 where this build or machine has no GPU; 0 where it has one. Never anything else.
+  const fs::path out = temp("cuda.npy");
+  fs::remove(out);
+  const Proc r = run_prefill("logits --backend cuda --model " + fixture("models/stories260K.gguf").string() +
+                    " --tokens 1,2,3 --out " + out.string());
+  EXPECT_TRUE(r.code == 3 || r.code == 0) << "exit " << r.code;
+  fs::remove(out);
+}
+
+TEST(PrefillCli, SynthTinyProfileRunsEndToEnd) {
+  const fs::path model = temp("tiny.gguf");
+  fs::remove(model);
+  ASSERT_EQ(run_prefill("synth --profile " + std::string(PFX_SOURCE_DIR) + "/profiles/models/tiny.yaml --out " +
+                model.string()).code, 0);
+  const Proc info = run_prefill("info --json --model " + model.string());
+  ASSERT_EQ(info.code, 0);
+  const json j = json::parse(info.out);
+  EXPECT_EQ(j["architecture"], "llama");
+  const Proc g1 = run_prefill("greedy --json -n 8 --tokens 1,2,3 --model " + model.string());
+  const Proc g2 = run_prefill("greedy --json -n 8 --tokens 1,2,3 --model " + model.string());
+  ASSERT_EQ(g1.code, 0);
+  EXPECT_EQ(json::parse(g1.out)["generated_ids"].size(), 8u);
+  EXPECT_EQ(g1.out, g2.out) << "same input twice must give the same tokens";
+  fs::remove(model);
+}
