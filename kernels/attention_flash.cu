@@ -1,0 +1,259 @@
+// Flash-attention-style causal GQA prefill on the tensor cores (sm_80+ mma.sync, runs on sm_90a).
+// Block = 64 query rows of one head (4 warps x 16 rows); loops over 64-key tiles of the head's kv
+// group up to the block's last causal position (fully masked tiles are never loaded), with K/V
+// tiles staged by cp.async into a two-stage ring so tile j+1 loads while tile j computes.
+// Per tile: S = Q·Kᵀ (fp16 x fp16 -> fp32, mma.m16n8k16), s *= 1/sqrt(hd), causal mask, online
+// softmax in fp32 (running max m, running sum l of the fp32 exponentials), P = fp16(exp(s - m)),
+// O = O * exp(m_old - m) + P·V (fp32 accumulate). Output fp16(O / l).
+// Shared-memory tiles are rows of hd fp16 with the 16-byte chunks XOR-swizzled by (row & 7), so
+// the 8 row addresses of every ldmatrix phase hit distinct banks.
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/attention_shared.h"
+#include "kernels/common.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/kernels.h"
+#include "kernels/launch_checks.h"
+#include "kernels/launch_info.h"
+
+namespace pfx::kernels {
+
+template <int HD>
+struct FlashCfg {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = kWarps * sm90::kWarpSize;
+  static constexpr int kBlockM = 16 * kWarps;  // query rows per block, 16 per warp (one mma M)
+  static constexpr int kBlockN = 64;           // keys per tile
+  static constexpr int kChunks = HD / 8;       // 16-byte chunks per row
+  static constexpr int kQBytes = kBlockM * HD * 2;
+  static constexpr int kTileBytes = kBlockN * HD * 2;
+  static constexpr int kStages = 2;            // K/V ring depth
+  static constexpr int kSmemBytes = kQBytes + kStages * 2 * kTileBytes;
+  static_assert(HD == 64 || HD == 128, "flash attention: head dims 64 and 128");
+  static_assert(kChunks >= 8, "swizzle needs at least 8 chunks per row");
+  static_assert(kSmemBytes <= sm90::kMaxSmemPerBlock, "flash attention: shared memory over the sm_90 limit");
+  static_assert((kBlockN * kChunks) % kThreads == 0 && (kBlockM * kChunks) % kThreads == 0,
+                "flash attention: tile copies must split evenly over the threads");
+  static_assert(kBlockN % 16 == 0 && HD % 16 == 0, "mma k-steps of 16");
+};
+
+namespace {
+
+// Byte offset of 16-byte chunk `chunk` of row `row` in a swizzled tile of HD-wide rows.
+template <int HD>
+__device__ __forceinline__ uint32_t tile_off(int row, int chunk) {
+  return static_cast<uint32_t>(row * HD * 2 + ((chunk ^ (row & 7)) << 4));
+}
+
+}  // namespace
+
+// grid (ceil(T / 64), H); block 128; dynamic smem FlashCfg<HD>::kSmemBytes.
+template <int HD>
+__global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
+    k_attn_flash_prefill(const uint16_t* __restrict__ q16, const uint16_t* __restrict__ k_cache,
+                         const uint16_t* __restrict__ v_cache, uint16_t* __restrict__ o16, int T, int H, int Hkv,
+                         int p0, int max_ctx, float scale) {
+  using Cfg = FlashCfg<HD>;
+  extern __shared__ __align__(128) uint8_t smem[];
+  const uint32_t s_q = dev::smem_addr(smem);
+  const uint32_t s_k0 = s_q + Cfg::kQBytes;
+  const uint32_t s_v0 = s_k0 + Cfg::kStages * Cfg::kTileBytes;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int qtile = gridDim.x - 1 - blockIdx.x;  // longest (latest) query tiles start first
+  const int h = blockIdx.y;
+  const int g = h / (H / Hkv);
+  const int t0 = qtile * Cfg::kBlockM;
+  const int ctx = p0 + T;
+  const int kv_end = p0 + min(t0 + Cfg::kBlockM, T);  // keys [0, kv_end) are visible to some row here
+  const int n_tiles = (kv_end + Cfg::kBlockN - 1) / Cfg::kBlockN;
+  const uint16_t* k_head = k_cache + static_cast<int64_t>(g) * max_ctx * HD;
+  const uint16_t* v_head = v_cache + static_cast<int64_t>(g) * max_ctx * HD;
+
+  // Q tile (rows past T zero-filled), then K/V tile 0, in the first commit group.
+  for (int idx = threadIdx.x; idx < Cfg::kBlockM * Cfg::kChunks; idx += Cfg::kThreads) {
+    const int r = idx / Cfg::kChunks, c = idx % Cfg::kChunks;
+    const bool valid = t0 + r < T;
+    const uint16_t* src = valid ? q16 + (static_cast<int64_t>(t0 + r) * H + h) * HD + c * 8 : q16;
+    dev::cp_async_16(s_q + tile_off<HD>(r, c), src, valid);
+  }
+  auto load_kv = [&](int tile, int stage) {
+    const int key0 = tile * Cfg::kBlockN;
+    for (int idx = threadIdx.x; idx < Cfg::kBlockN * Cfg::kChunks; idx += Cfg::kThreads) {
+      const int r = idx / Cfg::kChunks, c = idx % Cfg::kChunks;
+      const bool valid = key0 + r < ctx;  // never read cache rows past the context (zero-fill: 0 * V stays 0)
+      const int64_t off = static_cast<int64_t>(key0 + r) * HD + c * 8;
+      const uint32_t dst = tile_off<HD>(r, c) + stage * Cfg::kTileBytes;
+      dev::cp_async_16(s_k0 + dst, valid ? k_head + off : k_head, valid);
+      dev::cp_async_16(s_v0 + dst, valid ? v_head + off : v_head, valid);
+    }
+  };
+  load_kv(0, 0);
+  dev::cp_async_commit();
+
+  uint32_t qf[HD / 16][4];      // this warp's 16 query rows as mma A fragments, all k-steps
+  float o[HD / 8][4];           // output accumulators: 16 rows x HD, fp32
+  float m_run[2] = {-INFINITY, -INFINITY};  // rows g and g+8 of the warp (g = lane / 4)
+  float l_run[2] = {0.0f, 0.0f};            // this thread's partial row sums (quad-reduced at the end)
+#pragma unroll
+  for (int n = 0; n < HD / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+
+  const int row_in_warp = lane / 4;
+  const int pos0 = p0 + t0 + warp * 16 + row_in_warp;  // position of row g; row g+8 is pos0 + 8
+  const int first_pos = p0 + t0;                        // smallest position in the block
+
+  for (int j = 0; j < n_tiles; ++j) {
+    const int stage = j & 1;
+    if (j + 1 < n_tiles) {
+      load_kv(j + 1, stage ^ 1);
+      dev::cp_async_commit();
+      dev::cp_async_wait<1>();  // tile j (and Q) landed; tile j+1 may still be in flight
+    } else {
+      dev::cp_async_wait<0>();
+    }
+    __syncthreads();
+    if (j == 0) {
+#pragma unroll
+      for (int kk = 0; kk < HD / 16; ++kk) {
+        const int r = warp * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
+        dev::ldmatrix_x4(qf[kk], s_q + tile_off<HD>(r, 2 * kk + (lane >> 4)));
+      }
+    }
+    const uint32_t s_k = s_k0 + stage * Cfg::kTileBytes;
+    const uint32_t s_v = s_v0 + stage * Cfg::kTileBytes;
+
+    // S = Q · Kᵀ for 16 rows x 64 keys per warp.
+    float s[Cfg::kBlockN / 8][4];
+#pragma unroll
+    for (int n = 0; n < Cfg::kBlockN / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk) {
+#pragma unroll
+      for (int jn = 0; jn < Cfg::kBlockN / 16; ++jn) {
+        uint32_t b[4];
+        const int key = 16 * jn + (lane & 7) + ((lane >> 4) << 3);
+        dev::ldmatrix_x4(b, s_k + tile_off<HD>(key, 2 * kk + ((lane >> 3) & 1)));
+        const uint32_t b_lo[2] = {b[0], b[1]};
+        const uint32_t b_hi[2] = {b[2], b[3]};
+        dev::mma_m16n8k16_f16_f32(s[2 * jn], qf[kk], b_lo);
+        dev::mma_m16n8k16_f16_f32(s[2 * jn + 1], qf[kk], b_hi);
+      }
+    }
+
+    // Scale, mask (only tiles crossing the diagonal or the context end need it), online softmax.
+    const int key0 = j * Cfg::kBlockN;
+    const bool need_mask = key0 + Cfg::kBlockN - 1 > first_pos || key0 + Cfg::kBlockN > ctx;
+    float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float v = __fmul_rn(s[n][e], scale);  // rounded like the generic path's alpha, not fused into exp's argument
+        if (need_mask) {
+          const int key = key0 + 8 * n + 2 * (lane & 3) + (e & 1);
+          const int pos = pos0 + (e >= 2 ? 8 : 0);
+          if (key > pos || key >= ctx) v = -INFINITY;
+        }
+        s[n][e] = v;
+        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], v);
+      }
+    }
+    float corr[2], m_use[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
+      const float m_new = fmaxf(m_run[r], tile_max[r]);
+      m_use[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet: keep exp() finite
+      corr[r] = expf(m_run[r] - m_use[r]);           // 0 on the first visible tile (m_run = -inf)
+      m_run[r] = m_new;
+      l_run[r] *= corr[r];
+    }
+#pragma unroll
+    for (int n = 0; n < HD / 8; ++n) {
+      o[n][0] *= corr[0];
+      o[n][1] *= corr[0];
+      o[n][2] *= corr[1];
+      o[n][3] *= corr[1];
+    }
+    uint32_t pf[Cfg::kBlockN / 16][4];  // P as mma A fragments (the S accumulator layout maps onto it)
+#pragma unroll
+    for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
+      const float p0v = expf(s[n][0] - m_use[0]), p1v = expf(s[n][1] - m_use[0]);
+      const float p2v = expf(s[n][2] - m_use[1]), p3v = expf(s[n][3] - m_use[1]);
+      l_run[0] += p0v + p1v;
+      l_run[1] += p2v + p3v;
+      pf[n / 2][(n & 1) * 2 + 0] = dev::pack_half2(p0v, p1v);
+      pf[n / 2][(n & 1) * 2 + 1] = dev::pack_half2(p2v, p3v);
+    }
+
+    // O += P · V: keys are the k dimension; V tile rows are keys, so B comes from ldmatrix.trans.
+#pragma unroll
+    for (int kk = 0; kk < Cfg::kBlockN / 16; ++kk) {
+#pragma unroll
+      for (int dp = 0; dp < HD / 16; ++dp) {
+        uint32_t b[4];
+        const int key = 16 * kk + (lane & 7) + (((lane >> 3) & 1) << 3);
+        dev::ldmatrix_x4_trans(b, s_v + tile_off<HD>(key, 2 * dp + (lane >> 4)));
+        const uint32_t b_lo[2] = {b[0], b[1]};
+        const uint32_t b_hi[2] = {b[2], b[3]};
+        dev::mma_m16n8k16_f16_f32(o[2 * dp], pf[kk], b_lo);
+        dev::mma_m16n8k16_f16_f32(o[2 * dp + 1], pf[kk], b_hi);
+      }
+    }
+    __syncthreads();  // every warp is done with this stage before iteration j+1 refills it
+  }
+
+  // Normalise and store rows that exist (t < T).
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l_run[r] += __shfl_xor_sync(0xffffffffu, l_run[r], 1);
+    l_run[r] += __shfl_xor_sync(0xffffffffu, l_run[r], 2);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int t = t0 + warp * 16 + row_in_warp + 8 * r;
+    if (t >= T) continue;
+    uint32_t* dst = reinterpret_cast<uint32_t*>(o16 + (static_cast<int64_t>(t) * H + h) * HD);
+#pragma unroll
+    for (int n = 0; n < HD / 8; ++n) {
+      dst[(8 * n + 2 * (lane & 3)) / 2] =
+          dev::pack_half2(__fdiv_rn(o[n][2 * r], l_run[r]), __fdiv_rn(o[n][2 * r + 1], l_run[r]));
+    }
+  }
+}
+
+template __global__ void k_attn_flash_prefill<64>(const uint16_t*, const uint16_t*, const uint16_t*, uint16_t*, int,
+                                                  int, int, int, int, float);
+template __global__ void k_attn_flash_prefill<128>(const uint16_t*, const uint16_t*, const uint16_t*, uint16_t*, int,
+                                                   int, int, int, int, float);
+PFX_KERNEL_LAUNCH_INFO("k_attn_flash_prefill<64>", FlashCfg<64>::kThreads, FlashCfg<64>::kSmemBytes);
+PFX_KERNEL_LAUNCH_INFO("k_attn_flash_prefill<128>", FlashCfg<128>::kThreads, FlashCfg<128>::kSmemBytes);
+
+namespace {
+template <int HD>
+void launch_flash(const AttentionArgs& a, cudaStream_t stream) {
+  using Cfg = FlashCfg<HD>;
+  detail::set_dynamic_smem(k_attn_flash_prefill<HD>, Cfg::kSmemBytes);
+  const dim3 grid((a.T + Cfg::kBlockM - 1) / Cfg::kBlockM, a.H);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
+  k_attn_flash_prefill<HD><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      a.q16, a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, scale);
+  CUDA_CHECK_LAUNCH();
+}
+}  // namespace
+
+void attention_flash_prefill(const AttentionArgs& a, cudaStream_t stream) {
+  detail::check_attention_args("attention_flash_prefill", a);
+  const char* why = attention_fast_unsupported_reason(a);
+  detail::require(why == nullptr, "attention_flash_prefill: ", why ? why : "", " (hd=", a.hd, ")");
+  if (a.hd == 64) {
+    launch_flash<64>(a, stream);
+  } else {
+    launch_flash<128>(a, stream);
+  }
+}
+
+}  // namespace pfx::kernels

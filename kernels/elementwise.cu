@@ -1,0 +1,106 @@
+// Elementwise kernels of the forward pass: SwiGLU into fp16 (a16 = fp16(silu(g) * u)), residual
+// add in fp32, fp32 -> fp16 conversion. Grid-stride loops over 4-element vectors with a scalar
+// tail, so any n and any 4-byte-aligned pointers work.
+#include "kernels/common.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/elementwise_math.cuh"
+#include "kernels/kernels.h"
+#include "kernels/launch_checks.h"
+#include "kernels/launch_info.h"
+
+namespace pfx::kernels {
+
+struct ElementwiseCfg {
+  static constexpr int kThreads = 256;
+  static constexpr int kVec = 4;
+  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
+                "elementwise: whole warps, within the block limit");
+};
+
+namespace {
+// Vector loop when every pointer is 16-byte aligned (float4 in, 4 halves out as 8 bytes), the
+// scalar loop covers the rest (and everything when misaligned).
+__device__ __forceinline__ int64_t thread_index() { return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+}  // namespace
+
+__global__ void __launch_bounds__(ElementwiseCfg::kThreads)
+    k_elementwise_silu_mul(const float* __restrict__ g, const float* __restrict__ u, uint16_t* __restrict__ a,
+                           int64_t n, int64_t n_vec) {
+  for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
+    const float4 gv = reinterpret_cast<const float4*>(g)[i];
+    const float4 uv = reinterpret_cast<const float4*>(u)[i];
+    uint2 o;
+    o.x = dev::pack_half2(dev::swiglu_f32(gv.x, uv.x), dev::swiglu_f32(gv.y, uv.y));
+    o.y = dev::pack_half2(dev::swiglu_f32(gv.z, uv.z), dev::swiglu_f32(gv.w, uv.w));
+    reinterpret_cast<uint2*>(a)[i] = o;
+  }
+  for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) a[i] = dev::f2h_bits(dev::swiglu_f32(g[i], u[i]));
+}
+PFX_KERNEL_LAUNCH_INFO("k_elementwise_silu_mul", ElementwiseCfg::kThreads, 0);
+
+__global__ void __launch_bounds__(ElementwiseCfg::kThreads)
+    k_elementwise_add_f32(float* __restrict__ x, const float* __restrict__ y, int64_t n, int64_t n_vec) {
+  for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
+    float4 a = reinterpret_cast<float4*>(x)[i];
+    const float4 b = reinterpret_cast<const float4*>(y)[i];
+    a.x = __fadd_rn(a.x, b.x);
+    a.y = __fadd_rn(a.y, b.y);
+    a.z = __fadd_rn(a.z, b.z);
+    a.w = __fadd_rn(a.w, b.w);
+    reinterpret_cast<float4*>(x)[i] = a;
+  }
+  for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) x[i] = __fadd_rn(x[i], y[i]);
+}
+PFX_KERNEL_LAUNCH_INFO("k_elementwise_add_f32", ElementwiseCfg::kThreads, 0);
+
+__global__ void __launch_bounds__(ElementwiseCfg::kThreads)
+    k_elementwise_f32_to_f16(const float* __restrict__ in, uint16_t* __restrict__ out, int64_t n, int64_t n_vec) {
+  for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
+    const float4 v = reinterpret_cast<const float4*>(in)[i];
+    uint2 o;
+    o.x = dev::pack_half2(v.x, v.y);
+    o.y = dev::pack_half2(v.z, v.w);
+    reinterpret_cast<uint2*>(out)[i] = o;
+  }
+  for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) out[i] = dev::f2h_bits(in[i]);
+}
+PFX_KERNEL_LAUNCH_INFO("k_elementwise_f32_to_f16", ElementwiseCfg::kThreads, 0);
+
+namespace {
+// Number of leading 4-element vectors the vector loop may take: all of them when every pointer
+// is 16-byte aligned (fp16 outputs: 8-byte), none otherwise.
+int64_t vector_count(int64_t n, bool aligned) { return aligned ? n / ElementwiseCfg::kVec : 0; }
+
+void check_n(const char* who, int64_t n) { detail::require(n >= 1, who, ": n=", n, " must be positive"); }
+}  // namespace
+
+void silu_mul_f32_to_f16(const float* g32, const float* u32, uint16_t* a16, int64_t n, cudaStream_t stream) {
+  check_n("silu_mul_f32_to_f16", n);
+  detail::require(g32 && u32 && a16, "silu_mul_f32_to_f16: null pointer");
+  const bool aligned = detail::is_aligned(g32, 16) && detail::is_aligned(u32, 16) && detail::is_aligned(a16, 8);
+  const int64_t nv = vector_count(n, aligned);
+  k_elementwise_silu_mul<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
+                           stream>>>(g32, u32, a16, n, nv);
+  CUDA_CHECK_LAUNCH();
+}
+
+void add_f32(float* x, const float* y, int64_t n, cudaStream_t stream) {
+  check_n("add_f32", n);
+  detail::require(x && y, "add_f32: null pointer");
+  const int64_t nv = vector_count(n, detail::is_aligned(x, 16) && detail::is_aligned(y, 16));
+  k_elementwise_add_f32<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
+                          stream>>>(x, y, n, nv);
+  CUDA_CHECK_LAUNCH();
+}
+
+void f32_to_f16(const float* in, uint16_t* out, int64_t n, cudaStream_t stream) {
+  check_n("f32_to_f16", n);
+  detail::require(in && out, "f32_to_f16: null pointer");
+  const int64_t nv = vector_count(n, detail::is_aligned(in, 16) && detail::is_aligned(out, 8));
+  k_elementwise_f32_to_f16<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
+                             stream>>>(in, out, n, nv);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace pfx::kernels

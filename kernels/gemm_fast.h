@@ -1,0 +1,61 @@
+// Fast quantized GEMM / GEMV launch API (kernels/gemm_fast*.cu): Y[T,N] = X16[T,K] · fp16(W[N,K])ᵀ
+// straight from the GGUF blocks of W, without an fp16 copy of the weights in memory.
+//
+// Arithmetic contract (CUDA_DATAFLOW.md "same arithmetic"): every weight becomes exactly
+// fp16_round_nearest_even(ggml's fp32 dequant value) — bit for bit what dequant_to_f16 produces —
+// activations are fp16, products are exact and accumulated in fp32. The generic path (dequant to
+// fp16 in memory + cuBLAS with fp32 compute) is therefore a bit-faithful reference: the two differ
+// only in the order of the fp32 additions.
+//
+// Weight types: q4_K (12), q6_K (14), q8_0 (8). Anything else returns a reason from
+// gemm_fast_unsupported_reason() and the caller takes the generic path.
+//
+// Plain C++: the engine includes this header and nothing from the device side.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace pfx::kern {
+
+enum class GemmEpilogue {
+  StoreF32,       // y is float*:    Y  = X·Wᵀ
+  AccumulateF32,  // y is float*:    Y += X·Wᵀ (one fp32 add per element: the residual update)
+  StoreF16,       // y is uint16_t*: Y  = fp16_rn(X·Wᵀ)
+};
+
+// A weight matrix on the device in its GGUF form: `rows` (N) rows of `cols` (K) elements, rows
+// stored back to back as ggml blocks. `data` must be 16-byte aligned (cudaMalloc and GGUF's
+// 32-byte tensor alignment both give that).
+struct QuantMatrixView {
+  const void* data;
+  uint32_t ggml_type;
+  int64_t rows /*N*/, cols /*K*/;
+};
+
+// Token counts up to this go to gemv_fast (the dispatcher's choice); above it to gemm_fast.
+inline constexpr int64_t kGemvMaxT = 8;
+
+// Empty if gemm_fast (T > kGemvMaxT) or gemv_fast (T <= kGemvMaxT) supports this call; otherwise
+// the reason, for the caller to log before falling back to the generic path.
+std::string gemm_fast_unsupported_reason(const QuantMatrixView& w, int64_t T);
+
+// Y[T,N] (row-major, ld N) from X16[T,K] (row-major, ld K). x16 and y 16-byte aligned. Any T >= 1
+// (ragged tiles are predicated). Throws pfx::Error for a call gemm_fast_unsupported_reason rejects.
+void gemm_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+               cudaStream_t stream);
+
+// Fused FFN input: a16[T,N] = fp16( silu(X·Wgᵀ) * (X·Wuᵀ) ), silu(g) = g / (1 + exp(-g)) in fp32.
+// gate and up: same type and shape. Saves the fp32 round trip of both GEMM outputs.
+std::string gemm_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up,
+                                                int64_t T);
+void gemm_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
+                      uint16_t* a16, cudaStream_t stream);
+
+// Decode (1 <= T <= kGemvMaxT): a weight-bandwidth-bound mat-vec on the raw quantized bytes, same
+// weight values and fp32 accumulation.
+void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+               cudaStream_t stream);
+
+}  // namespace pfx::kern

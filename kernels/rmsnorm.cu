@@ -1,0 +1,108 @@
+// RMSNorm into fp16: out[t, :] = fp16( (x[t, :] * r) * w ), r = 1 / sqrt(mean(x[t, :]^2) + eps),
+// the order of ggml's rms_norm followed by its mul (fp32 throughout, one rounding to fp16).
+//   k_rmsnorm_generic: one block per row, any D; the plain reference kernel.
+//   k_rmsnorm_warp:    one warp per row, float4 loads, 8 rows per block; D % 4 == 0.
+// The two sum the squares in different orders, so they agree to fp32 rounding, not bit for bit.
+#include "kernels/common.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/kernels.h"
+#include "kernels/launch_checks.h"
+#include "kernels/launch_info.h"
+
+namespace pfx::kernels {
+
+struct RmsnormGenericCfg {
+  static constexpr int kThreads = 256;
+  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
+                "rmsnorm_generic: whole warps, within the block limit");
+};
+
+struct RmsnormWarpCfg {
+  static constexpr int kRowsPerBlock = 8;  // one warp each
+  static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
+  static constexpr int kVec = 4;  // floats per load
+  static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
+};
+
+namespace {
+__device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
+  return 1.0f / sqrtf(sum_sq / static_cast<float>(D) + eps);  // IEEE div and sqrt (no fast-math)
+}
+}  // namespace
+
+__global__ void __launch_bounds__(RmsnormGenericCfg::kThreads)
+    k_rmsnorm_generic(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int D,
+                      float eps) {
+  __shared__ float scratch[RmsnormGenericCfg::kThreads / 32];
+  const float* row = x + static_cast<int64_t>(blockIdx.x) * D;
+  uint16_t* orow = out + static_cast<int64_t>(blockIdx.x) * D;
+  float ss = 0.0f;
+  for (int i = threadIdx.x; i < D; i += RmsnormGenericCfg::kThreads) ss = fmaf(row[i], row[i], ss);
+  const float r = rms_scale(dev::block_sum<RmsnormGenericCfg::kThreads>(ss, scratch), D, eps);
+  for (int i = threadIdx.x; i < D; i += RmsnormGenericCfg::kThreads) orow[i] = dev::f2h_bits(__fmul_rn(__fmul_rn(row[i], r), w[i]));
+}
+PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_generic", RmsnormGenericCfg::kThreads, 0);
+
+__global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
+    k_rmsnorm_warp(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T, int D,
+                   float eps) {
+  const int lane = threadIdx.x % 32;
+  const int t = blockIdx.x * RmsnormWarpCfg::kRowsPerBlock + threadIdx.x / 32;
+  if (t >= T) return;  // whole warp leaves together; no block barrier below
+  const float4* row = reinterpret_cast<const float4*>(x + static_cast<int64_t>(t) * D);
+  const float4* w4 = reinterpret_cast<const float4*>(w);
+  uint2* orow = reinterpret_cast<uint2*>(out + static_cast<int64_t>(t) * D);
+  const int n4 = D / RmsnormWarpCfg::kVec;
+  float ss = 0.0f;
+  for (int i = lane; i < n4; i += 32) {
+    const float4 v = row[i];
+    ss = fmaf(v.x, v.x, ss);
+    ss = fmaf(v.y, v.y, ss);
+    ss = fmaf(v.z, v.z, ss);
+    ss = fmaf(v.w, v.w, ss);
+  }
+  const float r = rms_scale(dev::warp_sum(ss), D, eps);
+  for (int i = lane; i < n4; i += 32) {
+    const float4 v = row[i];  // second read hits L1/L2; keeping D/32 floats per lane would spill at D=4096+
+    const float4 g = w4[i];
+    uint2 o;
+    o.x = dev::pack_half2(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
+    o.y = dev::pack_half2(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
+    orow[i] = o;
+  }
+}
+PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_warp", RmsnormWarpCfg::kThreads, 0);
+
+namespace {
+void check_common(const char* who, const float* x, const float* w, const uint16_t* out, int T, int D) {
+  detail::require(T >= 1 && D >= 1, who, ": T=", T, ", D=", D, " must be positive");
+  detail::require(x && w && out, who, ": null pointer");
+  detail::require(detail::is_aligned(x, 4) && detail::is_aligned(w, 4) && detail::is_aligned(out, 2), who,
+                  ": misaligned x/w/out");
+}
+}  // namespace
+
+void rmsnorm_f32_to_f16(const float* x, const float* w, uint16_t* out, int T, int D, float eps, cudaStream_t stream) {
+  check_common("rmsnorm_f32_to_f16", x, w, out, T, D);
+  k_rmsnorm_generic<<<T, RmsnormGenericCfg::kThreads, 0, stream>>>(x, w, out, D, eps);
+  CUDA_CHECK_LAUNCH();
+}
+
+const char* rmsnorm_fast_unsupported_reason(const float* x, const float* w, const uint16_t* out, int D) {
+  if (D % RmsnormWarpCfg::kVec != 0) return "rmsnorm fast: D is not a multiple of 4";
+  if (!detail::is_aligned(x, 16) || !detail::is_aligned(w, 16)) return "rmsnorm fast: x or w not 16-byte aligned";
+  if (!detail::is_aligned(out, 8)) return "rmsnorm fast: out not 8-byte aligned";
+  return nullptr;
+}
+
+void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int T, int D, float eps,
+                             cudaStream_t stream) {
+  check_common("rmsnorm_f32_to_f16_fast", x, w, out, T, D);
+  const char* why = rmsnorm_fast_unsupported_reason(x, w, out, D);
+  detail::require(why == nullptr, "rmsnorm_f32_to_f16_fast: ", why ? why : "", " (D=", D, ")");
+  const unsigned grid = static_cast<unsigned>((T + RmsnormWarpCfg::kRowsPerBlock - 1) / RmsnormWarpCfg::kRowsPerBlock);
+  k_rmsnorm_warp<<<grid, RmsnormWarpCfg::kThreads, 0, stream>>>(x, w, out, T, D, eps);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace pfx::kernels

@@ -1,0 +1,174 @@
+// RoPE (llama / ggml mode 0: adjacent pairs (2i, 2i+1), theta = pos * base^(-2i/hd)) and the
+// conversion of q/k/v to fp16 with the K/V cache write.
+//   generic: k_rope_f32 rotates q32/k32 in place, then k_rope_store_qkv converts and scatters;
+//   fast:    k_rope_fused does both in one pass, leaving q32/k32 untouched.
+// cos/sin come from double-precision pow/sincos (rope_cos_sin) and the rotation is done with
+// separately rounded fp32 operations (rotate_pair), shared by both paths: identical bits.
+#include "kernels/common.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/kernels.h"
+#include "kernels/launch_checks.h"
+#include "kernels/launch_info.h"
+
+namespace pfx::kernels {
+
+struct RopeCfg {
+  static constexpr int kThreads = 128;
+  static constexpr int kMaxHeadDim = 512;  // cos/sin table of kMaxHeadDim/2 float2 in static smem
+  static constexpr int kTableBytes = kMaxHeadDim / 2 * 8;
+  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock, "rope: block shape");
+  static_assert(kTableBytes <= sm90::kDefaultSmemPerBlock, "rope: cos/sin table exceeds static smem");
+};
+
+namespace {
+
+// cos/sin of theta = pos * base^(-2i/hd), rounded once from double to float.
+__device__ __forceinline__ float2 rope_cos_sin(int pos, int i, int hd, float base) {
+  const double inv_freq = pow(static_cast<double>(base), -2.0 * static_cast<double>(i) / static_cast<double>(hd));
+  double s, c;
+  sincos(static_cast<double>(pos) * inv_freq, &s, &c);
+  return make_float2(static_cast<float>(c), static_cast<float>(s));
+}
+
+// (x0, x1) -> (x0 c - x1 s, x0 s + x1 c), each product and sum rounded separately (ggml order).
+__device__ __forceinline__ float2 rotate_pair(float x0, float x1, float2 cs) {
+  return make_float2(__fsub_rn(__fmul_rn(x0, cs.x), __fmul_rn(x1, cs.y)),
+                     __fadd_rn(__fmul_rn(x0, cs.y), __fmul_rn(x1, cs.x)));
+}
+
+// Fills table[i] = cos/sin for the block's token; ends with a barrier.
+__device__ __forceinline__ void fill_table(float2* table, int pos, int hd, float base) {
+  for (int i = threadIdx.x; i < hd / 2; i += RopeCfg::kThreads) table[i] = rope_cos_sin(pos, i, hd, base);
+  __syncthreads();
+}
+
+}  // namespace
+
+// grid T; rotates the H query heads and Hkv key heads of token blockIdx.x in place.
+__global__ void __launch_bounds__(RopeCfg::kThreads)
+    k_rope_f32(float* __restrict__ q32, int64_t ld_q, float* __restrict__ k32, int64_t ld_k, int H, int Hkv, int hd,
+               int p0, float base) {
+  __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
+  const int t = blockIdx.x;
+  fill_table(table, p0 + t, hd, base);
+  const int half = hd / 2;
+  float* q = q32 + static_cast<int64_t>(t) * ld_q;
+  float* k = k32 + static_cast<int64_t>(t) * ld_k;
+  for (int j = threadIdx.x; j < (H + Hkv) * half; j += RopeCfg::kThreads) {
+    const int head = j / half, i = j % half;
+    float* p = head < H ? q + head * hd + 2 * i : k + (head - H) * hd + 2 * i;
+    const float2 r = rotate_pair(p[0], p[1], table[i]);
+    p[0] = r.x;
+    p[1] = r.y;
+  }
+}
+PFX_KERNEL_LAUNCH_INFO("k_rope_f32", RopeCfg::kThreads, 0);
+
+// grid T; fp16 conversion of q (to q16) and k, v (to the caches at row p0 + t).
+__global__ void __launch_bounds__(RopeCfg::kThreads)
+    k_rope_store_qkv(const float* __restrict__ q32, int64_t ld_q, const float* __restrict__ k32, int64_t ld_k,
+                     const float* __restrict__ v32, int64_t ld_v, uint16_t* __restrict__ q16,
+                     uint16_t* __restrict__ k_cache, uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0,
+                     int max_ctx) {
+  const int t = blockIdx.x;
+  const float* q = q32 + static_cast<int64_t>(t) * ld_q;
+  const float* k = k32 + static_cast<int64_t>(t) * ld_k;
+  const float* v = v32 + static_cast<int64_t>(t) * ld_v;
+  uint16_t* qo = q16 + static_cast<int64_t>(t) * H * hd;
+  for (int j = threadIdx.x; j < H * hd; j += RopeCfg::kThreads) qo[j] = dev::f2h_bits(q[j]);
+  for (int j = threadIdx.x; j < Hkv * hd; j += RopeCfg::kThreads) {
+    const int g = j / hd, d = j % hd;
+    const int64_t dst = (static_cast<int64_t>(g) * max_ctx + p0 + t) * hd + d;
+    k_cache[dst] = dev::f2h_bits(k[j]);
+    v_cache[dst] = dev::f2h_bits(v[j]);
+  }
+}
+PFX_KERNEL_LAUNCH_INFO("k_rope_store_qkv", RopeCfg::kThreads, 0);
+
+// grid T; rotation + conversion + cache write, reading unrotated q32/k32 as float2 pairs.
+__global__ void __launch_bounds__(RopeCfg::kThreads)
+    k_rope_fused(const float* __restrict__ q32, int64_t ld_q, const float* __restrict__ k32, int64_t ld_k,
+                 const float* __restrict__ v32, int64_t ld_v, uint16_t* __restrict__ q16, uint16_t* __restrict__ k_cache,
+                 uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0, int max_ctx, float base) {
+  __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
+  const int t = blockIdx.x;
+  fill_table(table, p0 + t, hd, base);
+  const int half = hd / 2;
+  const float2* q = reinterpret_cast<const float2*>(q32 + static_cast<int64_t>(t) * ld_q);
+  const float2* k = reinterpret_cast<const float2*>(k32 + static_cast<int64_t>(t) * ld_k);
+  const float2* v = reinterpret_cast<const float2*>(v32 + static_cast<int64_t>(t) * ld_v);
+  uint32_t* qo = reinterpret_cast<uint32_t*>(q16 + static_cast<int64_t>(t) * H * hd);
+  for (int j = threadIdx.x; j < H * half; j += RopeCfg::kThreads) {
+    const float2 x = q[j];
+    const float2 r = rotate_pair(x.x, x.y, table[j % half]);
+    qo[j] = dev::pack_half2(r.x, r.y);
+  }
+  for (int j = threadIdx.x; j < Hkv * half; j += RopeCfg::kThreads) {
+    const int g = j / half, i = j % half;
+    const int64_t dst = ((static_cast<int64_t>(g) * max_ctx + p0 + t) * hd) / 2 + i;  // in pairs
+    const float2 x = k[j];
+    const float2 r = rotate_pair(x.x, x.y, table[i]);
+    reinterpret_cast<uint32_t*>(k_cache)[dst] = dev::pack_half2(r.x, r.y);
+    const float2 y = v[j];
+    reinterpret_cast<uint32_t*>(v_cache)[dst] = dev::pack_half2(y.x, y.y);
+  }
+}
+PFX_KERNEL_LAUNCH_INFO("k_rope_fused", RopeCfg::kThreads, 0);
+
+namespace {
+
+void check_shape(const char* who, const QkvShape& s) {
+  detail::require(s.T >= 1 && s.H >= 1 && s.Hkv >= 1 && s.hd >= 2, who, ": T=", s.T, " H=", s.H, " Hkv=", s.Hkv,
+                  " hd=", s.hd, " must be positive (hd >= 2)");
+  detail::require(s.hd % 2 == 0 && s.hd <= RopeCfg::kMaxHeadDim, who, ": head dim ", s.hd, " must be even and <= ",
+                  RopeCfg::kMaxHeadDim);
+  detail::require(s.H % s.Hkv == 0, who, ": H=", s.H, " is not a multiple of Hkv=", s.Hkv);
+  detail::require(s.p0 >= 0 && s.max_ctx >= 1 && static_cast<int64_t>(s.p0) + s.T <= s.max_ctx, who, ": positions ",
+                  s.p0, "..", static_cast<int64_t>(s.p0) + s.T - 1, " do not fit the cache (max_ctx ", s.max_ctx, ")");
+  detail::require(s.rope_base > 0.0f, who, ": rope base ", s.rope_base, " must be positive");
+}
+
+void check_io(const char* who, const QkvInput& in, const QkvOutput& out, const QkvShape& s, bool pairs) {
+  detail::require(in.q32 && in.k32 && in.v32 && out.q16 && out.k_cache && out.v_cache, who, ": null pointer");
+  detail::require(in.ld_q >= static_cast<int64_t>(s.H) * s.hd, who, ": ld_q ", in.ld_q, " < H*hd ", s.H * s.hd);
+  detail::require(in.ld_k >= static_cast<int64_t>(s.Hkv) * s.hd, who, ": ld_k ", in.ld_k, " < Hkv*hd ", s.Hkv * s.hd);
+  detail::require(in.ld_v >= static_cast<int64_t>(s.Hkv) * s.hd, who, ": ld_v ", in.ld_v, " < Hkv*hd ", s.Hkv * s.hd);
+  if (pairs) {  // float2 loads and half2 stores
+    detail::require(in.ld_q % 2 == 0 && in.ld_k % 2 == 0 && in.ld_v % 2 == 0, who, ": row strides must be even");
+    detail::require(detail::is_aligned(in.q32, 8) && detail::is_aligned(in.k32, 8) && detail::is_aligned(in.v32, 8),
+                    who, ": q32/k32/v32 must be 8-byte aligned");
+    detail::require(detail::is_aligned(out.q16, 4) && detail::is_aligned(out.k_cache, 4) &&
+                        detail::is_aligned(out.v_cache, 4),
+                    who, ": q16/k_cache/v_cache must be 4-byte aligned");
+  }
+}
+
+}  // namespace
+
+void rope_f32(float* q32, int64_t ld_q, float* k32, int64_t ld_k, const QkvShape& s, cudaStream_t stream) {
+  check_shape("rope_f32", s);
+  detail::require(q32 && k32, "rope_f32: null pointer");
+  detail::require(ld_q >= static_cast<int64_t>(s.H) * s.hd && ld_k >= static_cast<int64_t>(s.Hkv) * s.hd,
+                  "rope_f32: row stride smaller than the heads it holds");
+  k_rope_f32<<<s.T, RopeCfg::kThreads, 0, stream>>>(q32, ld_q, k32, ld_k, s.H, s.Hkv, s.hd, s.p0, s.rope_base);
+  CUDA_CHECK_LAUNCH();
+}
+
+void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream) {
+  check_shape("store_qkv", s);
+  check_io("store_qkv", in, out, s, false);
+  k_rope_store_qkv<<<s.T, RopeCfg::kThreads, 0, stream>>>(in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16,
+                                                          out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.max_ctx);
+  CUDA_CHECK_LAUNCH();
+}
+
+void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream) {
+  check_shape("rope_store_qkv_fused", s);
+  check_io("rope_store_qkv_fused", in, out, s, true);
+  k_rope_fused<<<s.T, RopeCfg::kThreads, 0, stream>>>(in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16,
+                                                      out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.max_ctx,
+                                                      s.rope_base);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace pfx::kernels
