@@ -74,3 +74,22 @@ nlohmann::json to_json(const LogitsComparison& c) {
 }
 
 }  // namespace pfx::gates
+
+#include "util/error.h"
+
+namespace pfx::gates {
+std::string load_finite_logits(const std::filesystem::path& path, NpyArray& out) {
+  try {
+    out = read_npy(path);
+  } catch (const Error& e) {
+    return std::string("unreadable logits: ") + e.what();
+  }
+  if (out.shape.size() != 2 || out.rows() == 0 || out.cols() == 0)
+    return path.string() + ": expected a non-empty [positions, vocab] array";
+  const auto nf = find_non_finite(out);
+  if (nf.count)
+    return "NaN/inf in logits: " + std::to_string(nf.count) + " values, first at position " +
+           std::to_string(nf.first_row) + ", token " + std::to_string(nf.first_col) + " (" + path.string() + ")";
+  return {};
+}
+}  // namespace pfx::gates

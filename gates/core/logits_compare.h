@@ -3,6 +3,7 @@
 // sum (a-b)^2 / sum ref^2, top-1 agreement is the share of positions whose argmax agrees.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -30,4 +31,10 @@ struct LogitsComparison {
 LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref);
 nlohmann::json to_json(const LogitsComparison& c);
 
+}  // namespace pfx::gates
+
+namespace pfx::gates {
+// Reads a logits .npy and checks every value is finite. Returns the failure text ("NaN/inf: 3
+// values, first at position 2, token 17", or the read error), or an empty string when usable.
+std::string load_finite_logits(const std::filesystem::path& path, NpyArray& out);
 }  // namespace pfx::gates

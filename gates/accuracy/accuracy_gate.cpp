@@ -1,0 +1,149 @@
+// accuracy gate (see accuracy_gate.h).
+#include "accuracy/accuracy_gate.h"
+
+#include "core/format.h"
+#include "core/logits_compare.h"
+
+namespace pfx::gates {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+GateResult run_accuracy_gate(const GateContext& ctx) {
+  GateResult r = ctx.start();
+  const std::string backend = ctx.profile.string("accuracy", "backend", "cuda");
+  auto paths = ctx.profile.strings("accuracy", "paths");
+  if (paths.empty()) paths = backend == "cpu" ? std::vector<std::string>{""} : std::vector<std::string>{"fast", "generic"};
+  const double max_rel = ctx.profile.number("accuracy", "max_rel_dev", 1e-2);
+  const double max_nmse = ctx.profile.number("accuracy", "max_nmse", 1e-4);
+  const double min_top1 = ctx.profile.number("accuracy", "min_top1", 0.95);
+  const long greedy_n = ctx.profile.integer("accuracy", "greedy_tokens", 8);
+  r.details["thresholds"] = {{"max_rel_dev", max_rel}, {"max_nmse", max_nmse}, {"min_top1", min_top1}};
+  r.details["backend"] = backend;
+  r.details["paths"] = paths;
+  std::vector<std::pair<std::string, std::string>> needs = {{"subcommands", "logits"}, {"backends", backend}};
+  for (const auto& p : paths)
+    if (!p.empty()) needs.push_back({"paths", p});
+  for (const auto& [list, name] : needs)
+    if (auto miss = missing_capability(ctx.candidate, list, name)) {
+      r.status = Status::Skipped;
+      r.reason = *miss;
+      r.duration_s = ctx.deadline.elapsed();
+      return r;
+    }
+  const auto cases = parse_cases(ctx.profile, "accuracy", ctx.fixtures_dir);
+  fs::create_directories(ctx.work_dir);
+  const auto eng = ctx.engine(ctx.candidate);
+  std::string unavailable;
+  json rows = json::array();
+  double worst = -1;
+  std::string worst_name;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& cs = cases[i];
+    if (cs.oracle.empty()) {
+      Check c;
+      c.name = cs.name;
+      c.status = Status::Fail;
+      c.waivable = false;
+      c.reason = "accuracy cases must name a fixtures oracle case (oracle: NAME)";
+      r.checks.push_back(c);
+      continue;
+    }
+    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
+    NpyArray oracle;
+    const std::string oracle_err =
+        load_finite_logits(ctx.fixtures_dir / "oracle" / (cs.oracle + ".logits.npy"), oracle);
+    for (const auto& path : paths) {
+      const std::string label = backend + (path.empty() ? "" : "/" + path);
+      Check c;
+      c.name = cs.name + " " + label;
+      ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + c.name);
+      if (!unavailable.empty()) {
+        c.status = Status::Skipped;
+        c.reason = unavailable;
+        r.checks.push_back(c);
+        continue;
+      }
+      if (!model.ok || !oracle_err.empty()) {
+        c.status = Status::Fail;  // a fixture that is missing is a failure, not a skip
+        c.waivable = false;
+        c.reason = !model.ok ? model.error : "oracle: " + oracle_err;
+        r.checks.push_back(c);
+        continue;
+      }
+      const fs::path out = ctx.work_dir / ("accuracy-" + std::to_string(i) + "-" + (path.empty() ? backend : path) + ".npy");
+      const auto call = eng.logits(model.path, cs.input, backend, path, out, ctx.deadline.remaining());
+      if (!call.ok()) {
+        r.checks.push_back(failed_call_check(c.name, call, label));
+        if (call.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+        continue;
+      }
+      c.command = call.command;
+      NpyArray got;
+      if (auto err = load_finite_logits(out, got); !err.empty()) {
+        c.status = Status::Fail;
+        c.waivable = false;
+        c.reason = err;
+        r.checks.push_back(c);
+        continue;
+      }
+      const auto cmp = compare_logits(got, oracle);
+      c.metrics = to_json(cmp);
+      if (!cmp.shape_match) {
+        c.status = Status::Fail;
+        c.waivable = false;
+        c.reason = "vs oracle: " + cmp.shape_error;
+        r.checks.push_back(c);
+        continue;
+      }
+      std::string why;
+      if (cmp.max_rel_dev > max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(max_rel);
+      if (cmp.nmse > max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(max_nmse);
+      if (cmp.top1_agreement < min_top1)
+        why += std::string(why.empty() ? "" : "; ") + "top-1 " + pct(cmp.top1_agreement) + " < " + pct(min_top1);
+      c.status = why.empty() ? Status::Pass : Status::Fail;
+      c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + pct(cmp.top1_agreement)
+                             : why;
+      // Greedy continuation vs the oracle's: reported, not judged (the README's "report first divergence").
+      if (greedy_n > 0 && !cs.oracle_greedy.empty()) {
+        const int n = static_cast<int>(std::min<long>(greedy_n, static_cast<long>(cs.oracle_greedy.size())));
+        const auto g = eng.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+        if (g.ok() && g.output.contains("generated_ids")) {
+          const auto ids = g.output["generated_ids"].get<std::vector<int>>();
+          int first = -1;
+          for (int k = 0; k < n; ++k)
+            if (k >= static_cast<int>(ids.size()) || ids[k] != cs.oracle_greedy[k]) {
+              first = k;
+              break;
+            }
+          c.metrics["greedy_vs_oracle"] = {{"tokens", n}, {"first_divergence", first < 0 ? json(nullptr) : json(first)}};
+          c.reason += first < 0 ? "; greedy " + std::to_string(n) + " tokens = oracle"
+                                : "; greedy diverges from oracle at token " + std::to_string(first);
+        } else if (!g.ok() && g.outcome != RunOutcome::Unavailable) {
+          c.status = Status::Fail;
+          c.waivable = false;
+          c.reason = "greedy " + g.reason;
+          c.command += "\n" + g.command;
+        }
+      }
+      if (cmp.max_rel_dev > worst) {
+        worst = cmp.max_rel_dev;
+        worst_name = c.name;
+      }
+      rows.push_back({{"case", cs.name}, {"path", label}, {"metrics", c.metrics}});
+      r.checks.push_back(c);
+    }
+  }
+  r.details["cases"] = rows;
+  int passed = 0;
+  for (const auto& c : r.checks) passed += c.status == Status::Pass;
+  r.evidence = worst < 0 ? "no case compared"
+                         : std::to_string(passed) + "/" + std::to_string(r.checks.size()) +
+                               " case×path within bounds vs float64 oracle (rel " + sci(max_rel) + ", NMSE " +
+                               sci(max_nmse) + ", top-1 " + pct(min_top1) + "); worst rel dev " + sci(worst) + " (" +
+                               worst_name + ")";
+  finish(r, ctx.profile, ctx.deadline.elapsed());
+  return r;
+}
+
+}  // namespace pfx::gates

@@ -1,0 +1,11 @@
+// Number formatting shared by gates and reports: "3.20e-05", "93.8%", "+13.3%", "2,549,248".
+#pragma once
+#include <string>
+
+namespace pfx::gates {
+std::string sci(double v);                   // 3.20e-05
+std::string fixed(double v, int decimals);   // 1568.7
+std::string pct(double fraction);            // 0.938 → "93.8%"
+std::string signed_pct(double percent);      // 13.3 → "+13.3%"
+std::string grouped(long long v);            // 2549248 → "2,549,248"
+}  // namespace pfx::gates

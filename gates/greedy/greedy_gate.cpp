@@ -1,0 +1,135 @@
+// greedy gate (see greedy_gate.h).
+#include "greedy/greedy_gate.h"
+
+namespace pfx::gates {
+
+using nlohmann::json;
+
+namespace {
+std::string ids_text(const std::vector<int>& ids, size_t from, size_t count) {
+  std::string s;
+  for (size_t i = from; i < ids.size() && i < from + count; ++i) s += (i > from ? " " : "") + std::to_string(ids[i]);
+  if (ids.size() > from + count) s += " …";
+  return s.empty() ? "(end)" : s;
+}
+}  // namespace
+
+GateResult run_greedy_gate(const GateContext& ctx) {
+  GateResult r = ctx.start();
+  const int n = static_cast<int>(ctx.profile.integer("greedy", "tokens", 32));
+  std::string backend = ctx.profile.string("greedy", "backend", "auto");
+  std::string path = ctx.profile.string("greedy", "path", "fast");
+  for (const Build* b : {&ctx.candidate, &ctx.baseline})
+    if (auto miss = missing_capability(*b, "subcommands", "greedy")) {
+      r.status = Status::Skipped;
+      r.reason = *miss;
+      r.duration_s = ctx.deadline.elapsed();
+      return r;
+    }
+  const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir);
+  const auto cand = ctx.engine(ctx.candidate);
+  const auto base = ctx.engine(ctx.baseline);
+  std::string backend_note;
+  if (backend == "auto") {
+    // CUDA fast path where both builds have it and a GPU answers; the CPU backend otherwise.
+    backend = "cpu";
+    backend_note = "CPU backend";
+    const bool both_cuda = ctx.candidate.has_capability("backends", "cuda") && ctx.baseline.has_capability("backends", "cuda");
+    if (!both_cuda) backend_note += " (a build lacks the CUDA backend)";
+    if (both_cuda && !cases.empty()) {
+      const auto m = ctx.models.resolve(cases.front().model, ctx.deadline.remaining());
+      if (m.ok) {
+        const auto probe = cand.greedy(m.path, cases.front().input, 1, "cuda", path, ctx.deadline.remaining());
+        if (probe.ok()) {
+          backend = "cuda";
+          backend_note = "CUDA " + path + " path";
+        } else if (probe.outcome == RunOutcome::Unavailable) {
+          backend_note += " (no usable GPU: " + probe.reason + ")";
+        } else {
+          backend = "cuda";  // the GPU exists but the call broke: judge it on CUDA, it will fail there
+          backend_note = "CUDA " + path + " path";
+        }
+      }
+    }
+  } else {
+    backend_note = backend + (backend == "cuda" ? " " + path + " path" : "");
+  }
+  if (backend != "cuda") path.clear();
+  r.details["backend"] = backend;
+  r.details["backend_note"] = backend_note;
+  r.details["tokens"] = n;
+  json rows = json::array();
+  int identical = 0;
+  std::string first_divergence;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& cs = cases[i];
+    ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name + " (" + backend_note + ")");
+    Check c;
+    c.name = cs.name;
+    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
+    if (!model.ok) {
+      c.status = model.unavailable ? Status::Skipped : Status::Fail;
+      c.waivable = false;
+      c.reason = model.error;
+      r.checks.push_back(c);
+      continue;
+    }
+    const auto gb = base.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    if (!gb.ok()) {
+      r.checks.push_back(failed_call_check(cs.name, gb, "baseline greedy"));
+      continue;
+    }
+    const auto gc = cand.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    if (!gc.ok()) {
+      r.checks.push_back(failed_call_check(cs.name, gc, "candidate greedy"));
+      continue;
+    }
+    c.command = gb.command + "\n" + gc.command;
+    std::vector<int> ib, ic;
+    try {
+      ib = gb.output.at("generated_ids").get<std::vector<int>>();
+      ic = gc.output.at("generated_ids").get<std::vector<int>>();
+    } catch (const json::exception& e) {
+      c.status = Status::Fail;
+      c.waivable = false;
+      c.reason = std::string("greedy --json output lacks generated_ids: ") + e.what();
+      r.checks.push_back(c);
+      continue;
+    }
+    const std::string tb = gb.output.value("text", ""), tc = gc.output.value("text", "");
+    json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", tb}, {"candidate_text", tc}};
+    if (ib.empty() && ic.empty()) {
+      c.status = Status::Fail;
+      c.waivable = false;
+      c.reason = "both builds generated no token: nothing was compared";
+    } else if (ib == ic && tb == tc) {
+      c.status = Status::Pass;
+      c.reason = "byte-identical: " + std::to_string(ic.size()) + " tokens";
+      ++identical;
+    } else {
+      size_t k = 0;
+      while (k < ib.size() && k < ic.size() && ib[k] == ic[k]) ++k;
+      c.status = Status::Fail;
+      if (k == ib.size() && k == ic.size()) {
+        c.reason = "same token ids but different text (detokenization changed)";
+      } else {
+        c.reason = "first divergence at generated token " + std::to_string(k) + ": baseline [" + ids_text(ib, k, 8) +
+                   "] vs candidate [" + ids_text(ic, k, 8) + "]";
+      }
+      if (!tb.empty() || !tc.empty()) c.reason += "; baseline text \"" + tb.substr(0, 120) + "\" vs candidate \"" + tc.substr(0, 120) + "\"";
+      row["first_divergence"] = k;
+      if (first_divergence.empty()) first_divergence = cs.name + " at token " + std::to_string(k);
+    }
+    c.metrics = row;
+    rows.push_back(row);
+    r.checks.push_back(c);
+  }
+  r.details["cases"] = rows;
+  r.evidence = "greedy " + std::to_string(cases.size()) + " prompts × " + std::to_string(n) + " tokens on the " + backend_note +
+               ": " + std::to_string(identical) + "/" + std::to_string(cases.size()) + " byte-identical" +
+               (first_divergence.empty() ? "" : "; first divergence " + first_divergence);
+  finish(r, ctx.profile, ctx.deadline.elapsed());
+  return r;
+}
+
+}  // namespace pfx::gates

@@ -1,0 +1,10 @@
+// The greedy gate: does the candidate generate the same tokens as the baseline build? Same
+// prompts, N tokens each, on the CUDA fast path where a GPU answers, else on the CPU backend (the
+// result says which). Byte-identical passes; otherwise FAIL showing the first diverging position
+// and both continuations — unless the candidate's gate profile waives it with a reason.
+#pragma once
+#include "core/gate_context.h"
+
+namespace pfx::gates {
+GateResult run_greedy_gate(const GateContext& ctx);
+}  // namespace pfx::gates
