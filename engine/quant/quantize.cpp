@@ -1,10 +1,12 @@
-// Reference quantizers in ggml's style (quantize_row_*_ref without an importance matrix):
-// q8_0 = absmax scaling; q4_K = per-sub-block weighted least-squares scale+min search, then
-// 6-bit super-block quantization of the scales; q6_K = per-sub-block scale search, then 8-bit
-// scales. Each block is independent, so rows can be quantized in parallel.
+// Reference quantizers following ggml's quantize_row_*_ref (no importance matrix) operation for
+// operation, so the bytes match ggml's: q8_0 = absmax scaling; q4_K = per-sub-block weighted
+// least-squares scale+min search, then 6-bit quantization of the scales; q6_K = per-sub-block
+// scale search, then 8-bit scales. Built with -ffp-contract=off (no FMA). Each block is
+// independent, so rows can be quantized in parallel.
 #include "quant/quantize.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -21,9 +23,7 @@ constexpr float kGroupMaxEps = 1e-15f;  // below this a group is treated as all 
 // Round to nearest, ties to even, for |x| < 2^22: adding 1.5 * 2^23 leaves the rounded integer
 // in the low mantissa bits (the FPU rounds to nearest even).
 inline int nearest_int(float x) {
-  const float shifted = x + 12582912.f;
-  int32_t bits;
-  std::memcpy(&bits, &shifted, sizeof bits);
+  const int32_t bits = std::bit_cast<int32_t>(x + 12582912.f);
   return (bits & 0x007FFFFF) - 0x00400000;
 }
 
@@ -40,98 +40,182 @@ void quant_q8_0(const float* x, BlockQ8_0* y, int64_t nb) {
   }
 }
 
-// Fits x ≈ scale * L + min (min ≤ 0, L in 0..nmax) minimizing the weighted squared error:
-// start from the min/max grid, then try nstep+1 slightly different grids, refit scale and min
-// by weighted least squares on each, keep the best. Returns scale; *neg_min = -min.
-float fit_scale_min(int n, int nmax, const float* x, const float* w, uint8_t* L, float* neg_min, uint8_t* Laux,
-                    float rmin, float rdelta, int nstep) {
-  float lo = x[0], hi = x[0];
-  float sum_w = w[0], sum_x = w[0] * x[0];
-  for (int i = 1; i < n; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-    sum_w += w[i];
-    sum_x += w[i] * x[i];
+// ---- lanes ------------------------------------------------------------------------------
+// The k-quant scale searches below run their float sums element by element, a long chain of
+// dependent adds. Sub-blocks are independent, so all sub-blocks of a super-block are searched
+// together, one SIMD lane each (GCC/Clang vector extensions, 4 x float = SSE2 baseline): every
+// lane performs exactly the scalar sequence of IEEE operations, so results are bit-identical to
+// the one-sub-block-at-a-time reference, just several times faster.
+using f32x4 = float __attribute__((vector_size(16)));
+using i32x4 = int32_t __attribute__((vector_size(16)));
+
+inline i32x4 nearest_int(f32x4 x) {
+  const i32x4 bits = std::bit_cast<i32x4>(x + 12582912.f);
+  return (bits & 0x007FFFFF) - 0x00400000;
+}
+inline i32x4 clamp_int(i32x4 v, int lo, int hi) {
+  const i32x4 lov = i32x4{} + lo, hiv = i32x4{} + hi;
+  v = v < lov ? lov : v;
+  return v > hiv ? hiv : v;
+}
+inline f32x4 to_float(i32x4 v) { return __builtin_convertvector(v, f32x4); }
+inline f32x4 select(i32x4 mask, f32x4 a, f32x4 b) {
+  return std::bit_cast<f32x4>((std::bit_cast<i32x4>(a) & mask) | (std::bit_cast<i32x4>(b) & ~mask));
+}
+inline f32x4 abs(f32x4 x) { return std::bit_cast<f32x4>(std::bit_cast<i32x4>(x) & 0x7FFFFFFF); }
+
+// ---- q4_K -------------------------------------------------------------------------------
+// ggml's make_qkx2_quants(32, 15, x, w, ..., rmin -1, rdelta 0.1, nstep 20): fit
+// x ≈ scale * L + min (min ≤ 0, L in 0..15) minimizing the weighted squared error. Start from
+// the min/max grid, then try 21 slightly wider grids (each relative to the best min so far),
+// refit scale and min by weighted least squares on each, keep the best.
+constexpr int kQ4kSub = QK_K / 32;    // sub-blocks per super-block = lanes
+constexpr int kQ4kVec = kQ4kSub / 4;  // f32x4 vectors per element row
+constexpr int kQ4kLen = 32;           // elements per sub-block
+constexpr int kQ4kMax = 15;           // 4-bit levels
+constexpr float kQ4kRmin = -1.f, kQ4kRdelta = 0.1f;
+constexpr int kQ4kSteps = 20;
+
+struct Q4kLanes {
+  f32x4 x[kQ4kLen][kQ4kVec];  // [element][lane group]: lane j = sub-block j
+  f32x4 w[kQ4kLen][kQ4kVec];
+};
+
+void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float (&scale_out)[kQ4kSub],
+                       float (&neg_min_out)[kQ4kSub]) {
+  f32x4 lo[kQ4kVec], hi[kQ4kVec], sum_w[kQ4kVec], sum_x[kQ4kVec];
+  for (int v = 0; v < kQ4kVec; ++v) {
+    lo[v] = hi[v] = in.x[0][v];
+    sum_w[v] = in.w[0][v];
+    sum_x[v] = sum_w[v] * in.x[0][v];
   }
-  if (lo > 0) lo = 0;
-  if (hi == lo) {
-    std::fill(L, L + n, uint8_t{0});
-    *neg_min = -lo;
-    return 0.f;
-  }
-  float iscale = static_cast<float>(nmax) / (hi - lo);
-  float scale = 1.f / iscale;
-  float best_error = 0.f;
-  for (int i = 0; i < n; ++i) {
-    const int l = clamp_int(nearest_int(iscale * (x[i] - lo)), 0, nmax);
-    L[i] = static_cast<uint8_t>(l);
-    const float diff = scale * static_cast<float>(l) + lo - x[i];
-    best_error += w[i] * diff * diff;
-  }
-  for (int step = 0; step <= nstep; ++step) {
-    iscale = (rmin + rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (hi - lo);
-    float sum_l = 0.f, sum_l2 = 0.f, sum_xl = 0.f;
-    for (int i = 0; i < n; ++i) {
-      const int l = clamp_int(nearest_int(iscale * (x[i] - lo)), 0, nmax);
-      Laux[i] = static_cast<uint8_t>(l);
-      const float wl = w[i] * static_cast<float>(l);
-      sum_l += wl;
-      sum_l2 += wl * static_cast<float>(l);
-      sum_xl += wl * x[i];
-    }
-    const float det = sum_w * sum_l2 - sum_l * sum_l;
-    if (det <= 0.f) continue;
-    float this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-    float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
-    if (this_min > 0.f) {  // the model needs min ≤ 0: refit the scale alone
-      this_min = 0.f;
-      this_scale = sum_xl / sum_l2;
-    }
-    float err = 0.f;
-    for (int i = 0; i < n; ++i) {
-      const float diff = this_scale * static_cast<float>(Laux[i]) + this_min - x[i];
-      err += w[i] * diff * diff;
-    }
-    if (err < best_error) {
-      std::copy(Laux, Laux + n, L);
-      best_error = err;
-      scale = this_scale;
-      lo = this_min;
+  for (int i = 1; i < kQ4kLen; ++i) {
+    for (int v = 0; v < kQ4kVec; ++v) {
+      lo[v] = select(in.x[i][v] < lo[v], in.x[i][v], lo[v]);
+      hi[v] = select(in.x[i][v] > hi[v], in.x[i][v], hi[v]);
+      sum_w[v] += in.w[i][v];
+      sum_x[v] += in.w[i][v] * in.x[i][v];
     }
   }
-  *neg_min = -lo;
-  return scale;
+  // Per-lane state, scalar where the reference branches.
+  float lo_s[kQ4kSub], scale[kQ4kSub], best[kQ4kSub] = {};
+  bool live[kQ4kSub];
+  f32x4 iscale[kQ4kVec] = {}, scale_v[kQ4kVec] = {};
+  for (int j = 0; j < kQ4kSub; ++j) {
+    float& l = lo[j / 4][j % 4];
+    if (l > 0) l = 0;
+    const float h = hi[j / 4][j % 4];
+    live[j] = h != l;  // a constant non-negative sub-block quantizes to all zeros
+    const float is = live[j] ? static_cast<float>(kQ4kMax) / (h - l) : 0.f;
+    iscale[j / 4][j % 4] = is;
+    scale[j] = live[j] ? 1.f / is : 0.f;
+    scale_v[j / 4][j % 4] = scale[j];
+    lo_s[j] = l;
+  }
+  i32x4 Lv[kQ4kLen][kQ4kVec];
+  f32x4 best_v[kQ4kVec] = {};
+  for (int i = 0; i < kQ4kLen; ++i) {
+    for (int v = 0; v < kQ4kVec; ++v) {
+      const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, kQ4kMax);
+      Lv[i][v] = l;
+      const f32x4 diff = scale_v[v] * to_float(l) + lo[v] - in.x[i][v];
+      best_v[v] += in.w[i][v] * (diff * diff);
+    }
+  }
+  for (int j = 0; j < kQ4kSub; ++j) best[j] = best_v[j / 4][j % 4];
+  i32x4 Laux[kQ4kLen][kQ4kVec];
+  for (int step = 0; step <= kQ4kSteps; ++step) {
+    f32x4 sum_l[kQ4kVec] = {}, sum_l2[kQ4kVec] = {}, sum_xl[kQ4kVec] = {};
+    for (int j = 0; j < kQ4kSub; ++j) {
+      const float h = hi[j / 4][j % 4];
+      iscale[j / 4][j % 4] =
+          live[j] ? (kQ4kRmin + kQ4kRdelta * static_cast<float>(step) + static_cast<float>(kQ4kMax)) / (h - lo_s[j]) : 0.f;
+    }
+    for (int i = 0; i < kQ4kLen; ++i) {
+      for (int v = 0; v < kQ4kVec; ++v) {
+        const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, kQ4kMax);
+        Laux[i][v] = l;
+        const f32x4 lf = to_float(l);
+        const f32x4 wl = in.w[i][v] * lf;
+        sum_l[v] += wl;
+        sum_l2[v] += wl * lf;
+        sum_xl[v] += wl * in.x[i][v];
+      }
+    }
+    f32x4 this_scale[kQ4kVec] = {}, this_min[kQ4kVec] = {};
+    bool fitted[kQ4kSub];
+    for (int j = 0; j < kQ4kSub; ++j) {
+      const int v = j / 4, k = j % 4;
+      const float sw = sum_w[v][k], sx = sum_x[v][k], sl = sum_l[v][k], sl2 = sum_l2[v][k], sxl = sum_xl[v][k];
+      const float det = sw * sl2 - sl * sl;
+      fitted[j] = live[j] && det > 0;
+      if (!fitted[j]) continue;
+      float ts = (sw * sxl - sx * sl) / det;
+      float tm = (sl2 * sx - sl * sxl) / det;
+      if (tm > 0) {  // the model needs min ≤ 0: refit the scale alone
+        tm = 0;
+        ts = sxl / sl2;
+      }
+      this_scale[v][k] = ts;
+      this_min[v][k] = tm;
+    }
+    f32x4 err[kQ4kVec] = {};
+    for (int i = 0; i < kQ4kLen; ++i) {
+      for (int v = 0; v < kQ4kVec; ++v) {
+        const f32x4 diff = this_scale[v] * to_float(Laux[i][v]) + this_min[v] - in.x[i][v];
+        err[v] += in.w[i][v] * (diff * diff);
+      }
+    }
+    for (int j = 0; j < kQ4kSub; ++j) {
+      const int v = j / 4, k = j % 4;
+      if (!fitted[j] || !(err[v][k] < best[j])) continue;
+      for (int i = 0; i < kQ4kLen; ++i) Lv[i][v][k] = Laux[i][v][k];
+      best[j] = err[v][k];
+      scale[j] = this_scale[v][k];
+      lo_s[j] = this_min[v][k];
+      lo[v][k] = this_min[v][k];
+    }
+  }
+  for (int j = 0; j < kQ4kSub; ++j) {
+    for (int i = 0; i < kQ4kLen; ++i) L[j][i] = live[j] ? static_cast<uint8_t>(Lv[i][j / 4][j % 4]) : 0;
+    scale_out[j] = scale[j];
+    neg_min_out[j] = -lo_s[j];
+  }
 }
 
 void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
-  uint8_t L[QK_K];
-  uint8_t Laux[32];
-  float weights[32];
-  float mins[QK_K / 32];
-  float scales[QK_K / 32];
+  Q4kLanes lanes;
+  uint8_t Lt[kQ4kSub][kQ4kLen];
+  float scales[kQ4kSub], mins[kQ4kSub];
   for (int64_t i = 0; i < nb; ++i, x += QK_K) {
-    float max_scale = 0.f, max_min = 0.f;
-    for (int j = 0; j < QK_K / 32; ++j) {
-      const float* xs = x + 32 * j;
+    for (int j = 0; j < kQ4kSub; ++j) {
+      const float* xs = x + kQ4kLen * j;
       float sum_x2 = 0.f;
-      for (int l = 0; l < 32; ++l) sum_x2 += xs[l] * xs[l];
+      for (int l = 0; l < kQ4kLen; ++l) sum_x2 += xs[l] * xs[l];
       const float av_x = std::sqrt(sum_x2 / 32.f);
       // Weight large-magnitude elements more, as ggml's reference does without an imatrix.
-      for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(xs[l]);
-      scales[j] = fit_scale_min(32, 15, xs, weights, L + 32 * j, &mins[j], Laux, -1.f, 0.1f, 20);
-      max_scale = std::max(max_scale, scales[j]);
-      max_min = std::max(max_min, mins[j]);
+      for (int l = 0; l < kQ4kLen; ++l) {
+        lanes.x[l][j / 4][j % 4] = xs[l];
+        lanes.w[l][j / 4][j % 4] = av_x + std::fabs(xs[l]);
+      }
+    }
+    fit_scale_min_q4k(lanes, Lt, scales, mins);
+    float max_scale = 0.f, max_min = 0.f;
+    for (int j = 0; j < kQ4kSub; ++j) {
+      if (scales[j] > max_scale) max_scale = scales[j];
+      if (mins[j] > max_min) max_min = mins[j];
     }
     const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
     const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
     std::memset(y[i].scales, 0, sizeof y[i].scales);
-    for (int j = 0; j < QK_K / 32; ++j) {
-      const int ls = std::min(63, nearest_int(inv_scale * scales[j]));
-      const int lm = std::min(63, nearest_int(inv_min * mins[j]));
+    for (int j = 0; j < kQ4kSub; ++j) {
+      // ggml stores nearest_int in a uint8_t before clamping to 63; keep that wrap-around.
+      const uint8_t ls = std::min<uint8_t>(63, static_cast<uint8_t>(nearest_int(inv_scale * scales[j])));
+      const uint8_t lm = std::min<uint8_t>(63, static_cast<uint8_t>(nearest_int(inv_min * mins[j])));
       // Packing mirrors get_scale_min_k4.
       if (j < 4) {
-        y[i].scales[j] = static_cast<uint8_t>(ls);
-        y[i].scales[j + 4] = static_cast<uint8_t>(lm);
+        y[i].scales[j] = ls;
+        y[i].scales[j + 4] = lm;
       } else {
         y[i].scales[j + 4] = static_cast<uint8_t>((ls & 0xF) | ((lm & 0xF) << 4));
         y[i].scales[j - 4] = static_cast<uint8_t>(y[i].scales[j - 4] | ((ls >> 4) << 6));
@@ -140,15 +224,18 @@ void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
     }
     y[i].d = fp32_to_fp16(max_scale / 63.f);
     y[i].dmin = fp32_to_fp16(max_min / 63.f);
-    // Requantize every element against the scales as they will be decoded.
-    for (int j = 0; j < QK_K / 32; ++j) {
+    // Requantize every element against the scales as they will be decoded (sub-blocks whose
+    // decoded scale is 0 keep the levels of the fit, as in ggml).
+    uint8_t L[QK_K];
+    for (int j = 0; j < kQ4kSub; ++j) {
+      for (int l = 0; l < kQ4kLen; ++l) L[kQ4kLen * j + l] = Lt[j][l];
       uint8_t sc, m;
       get_scale_min_k4(j, y[i].scales, &sc, &m);
       const float d = fp16_to_fp32(y[i].d) * sc;
       if (d == 0.f) continue;
       const float dm = fp16_to_fp32(y[i].dmin) * m;
-      for (int l = 0; l < 32; ++l) {
-        L[32 * j + l] = static_cast<uint8_t>(clamp_int(nearest_int((x[32 * j + l] + dm) / d), 0, 15));
+      for (int l = 0; l < kQ4kLen; ++l) {
+        L[kQ4kLen * j + l] = static_cast<uint8_t>(clamp_int(nearest_int((x[kQ4kLen * j + l] + dm) / d), 0, 15));
       }
     }
     uint8_t* q = y[i].qs;
@@ -158,61 +245,92 @@ void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
   }
 }
 
-// Symmetric fit x ≈ scale * (L - nmax), L - nmax in [-nmax, nmax-1], weighted by x² (large
-// elements matter most): try 19 grids around nmax/max and keep the best least-squares scale.
-float fit_scale_symmetric(int n, int nmax, const float* x, int8_t* L) {
-  float max = 0.f, amax = 0.f;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
+// ---- q6_K -------------------------------------------------------------------------------
+// ggml's make_qx_quants(16, 32, x, L, rmse_type 1): symmetric fit x ≈ scale * (L - 32) with
+// weights x² (large elements matter most); try 18 grids around 32/max, keep the best
+// least-squares scale. All 16 sub-blocks of a super-block at once, one lane each (see above).
+constexpr int kQ6kSub = QK_K / 16;
+constexpr int kQ6kVec = kQ6kSub / 4;
+constexpr int kQ6kLen = 16;
+constexpr int kQ6kMax = 32;
+
+void fit_scale_q6k(const f32x4 (&x)[kQ6kLen][kQ6kVec], int8_t (&L)[kQ6kSub][kQ6kLen], float (&scale_out)[kQ6kSub]) {
+  f32x4 max[kQ6kVec] = {}, amax[kQ6kVec] = {};
+  for (int i = 0; i < kQ6kLen; ++i) {
+    for (int v = 0; v < kQ6kVec; ++v) {
+      const f32x4 ax = abs(x[i][v]);
+      const i32x4 bigger = ax > amax[v];
+      amax[v] = select(bigger, ax, amax[v]);
+      max[v] = select(bigger, x[i][v], max[v]);
     }
   }
-  if (amax < kGroupMaxEps) {
-    std::fill(L, L + n, int8_t{0});
-    return 0.f;
+  bool live[kQ6kSub];
+  float scale[kQ6kSub], best[kQ6kSub];
+  f32x4 iscale[kQ6kVec] = {}, sum_lx[kQ6kVec] = {}, sum_l2[kQ6kVec] = {}, w[kQ6kLen][kQ6kVec];
+  for (int j = 0; j < kQ6kSub; ++j) {
+    live[j] = !(amax[j / 4][j % 4] < kGroupMaxEps);
+    iscale[j / 4][j % 4] = live[j] ? -static_cast<float>(kQ6kMax) / max[j / 4][j % 4] : 0.f;
   }
-  float iscale = -static_cast<float>(nmax) / max;
-  float sum_lx = 0.f, sum_l2 = 0.f;
-  for (int i = 0; i < n; ++i) {
-    const int l = clamp_int(nearest_int(iscale * x[i]), -nmax, nmax - 1);
-    L[i] = static_cast<int8_t>(l + nmax);
-    const float w = x[i] * x[i];
-    sum_lx += w * x[i] * static_cast<float>(l);
-    sum_l2 += w * static_cast<float>(l * l);
+  i32x4 Lv[kQ6kLen][kQ6kVec];
+  for (int i = 0; i < kQ6kLen; ++i) {
+    for (int v = 0; v < kQ6kVec; ++v) {
+      const i32x4 l = clamp_int(nearest_int(iscale[v] * x[i][v]), -kQ6kMax, kQ6kMax - 1);
+      Lv[i][v] = l + kQ6kMax;
+      const f32x4 lf = to_float(l);
+      w[i][v] = x[i][v] * x[i][v];
+      sum_lx[v] += w[i][v] * x[i][v] * lf;
+      sum_l2[v] += w[i][v] * lf * lf;
+    }
   }
-  float scale = sum_l2 != 0.f ? sum_lx / sum_l2 : 0.f;
-  float best = scale * sum_lx;
+  for (int j = 0; j < kQ6kSub; ++j) {
+    const float slx = sum_lx[j / 4][j % 4], sl2 = sum_l2[j / 4][j % 4];
+    scale[j] = sl2 != 0.f ? slx / sl2 : 0.f;
+    best[j] = scale[j] * slx;
+  }
+  i32x4 Laux[kQ6kLen][kQ6kVec];
   for (int step = -9; step <= 9; ++step) {
     if (step == 0) continue;
-    iscale = -(static_cast<float>(nmax) + 0.1f * static_cast<float>(step)) / max;
-    sum_lx = sum_l2 = 0.f;
-    for (int i = 0; i < n; ++i) {
-      const int l = clamp_int(nearest_int(iscale * x[i]), -nmax, nmax - 1);
-      const float w = x[i] * x[i];
-      sum_lx += w * x[i] * static_cast<float>(l);
-      sum_l2 += w * static_cast<float>(l * l);
+    for (int j = 0; j < kQ6kSub; ++j) {
+      iscale[j / 4][j % 4] =
+          live[j] ? -(static_cast<float>(kQ6kMax) + 0.1f * static_cast<float>(step)) / max[j / 4][j % 4] : 0.f;
     }
-    // Better fit ⇔ sum_lx² / sum_l2 larger (the error is sum w x² minus that).
-    if (sum_l2 > 0.f && sum_lx * sum_lx > best * sum_l2) {
-      for (int i = 0; i < n; ++i) {
-        L[i] = static_cast<int8_t>(nmax + clamp_int(nearest_int(iscale * x[i]), -nmax, nmax - 1));
+    for (int v = 0; v < kQ6kVec; ++v) sum_lx[v] = sum_l2[v] = f32x4{};
+    for (int i = 0; i < kQ6kLen; ++i) {
+      for (int v = 0; v < kQ6kVec; ++v) {
+        const i32x4 l = clamp_int(nearest_int(iscale[v] * x[i][v]), -kQ6kMax, kQ6kMax - 1);
+        Laux[i][v] = l + kQ6kMax;
+        const f32x4 lf = to_float(l);
+        sum_lx[v] += w[i][v] * x[i][v] * lf;
+        sum_l2[v] += w[i][v] * lf * lf;
       }
-      scale = sum_lx / sum_l2;
-      best = scale * sum_lx;
+    }
+    for (int j = 0; j < kQ6kSub; ++j) {
+      const int v = j / 4, k = j % 4;
+      const float slx = sum_lx[v][k], sl2 = sum_l2[v][k];
+      // Better fit ⇔ slx² / sl2 larger (the error is sum w x² minus that).
+      if (!live[j] || !(sl2 > 0 && slx * slx > best[j] * sl2)) continue;
+      for (int i = 0; i < kQ6kLen; ++i) Lv[i][v][k] = Laux[i][v][k];
+      scale[j] = slx / sl2;
+      best[j] = scale[j] * slx;
     }
   }
-  return scale;
+  for (int j = 0; j < kQ6kSub; ++j) {
+    for (int i = 0; i < kQ6kLen; ++i) L[j][i] = live[j] ? static_cast<int8_t>(Lv[i][j / 4][j % 4]) : 0;
+    scale_out[j] = live[j] ? scale[j] : 0.f;
+  }
 }
 
 void quant_q6_k(const float* x, BlockQ6_K* y, int64_t nb) {
-  int8_t L[QK_K];
-  float scales[QK_K / 16];
+  f32x4 xt[kQ6kLen][kQ6kVec];
+  int8_t Lt[kQ6kSub][kQ6kLen];
+  float scales[kQ6kSub];
   for (int64_t i = 0; i < nb; ++i, x += QK_K) {
+    for (int j = 0; j < kQ6kSub; ++j) {
+      for (int l = 0; l < kQ6kLen; ++l) xt[l][j / 4][j % 4] = x[kQ6kLen * j + l];
+    }
+    fit_scale_q6k(xt, Lt, scales);
     float max_scale = 0.f, max_abs_scale = 0.f;
-    for (int ib = 0; ib < QK_K / 16; ++ib) {
-      scales[ib] = fit_scale_symmetric(16, 32, x + 16 * ib, L + 16 * ib);
+    for (int ib = 0; ib < kQ6kSub; ++ib) {
       if (std::fabs(scales[ib]) > max_abs_scale) {
         max_abs_scale = std::fabs(scales[ib]);
         max_scale = scales[ib];
@@ -225,14 +343,16 @@ void quant_q6_k(const float* x, BlockQ6_K* y, int64_t nb) {
     // The largest sub-block scale maps to -128, so its sign can be folded into d.
     const float iscale = -128.f / max_scale;
     y[i].d = fp32_to_fp16(1.f / iscale);
-    for (int ib = 0; ib < QK_K / 16; ++ib) {
+    for (int ib = 0; ib < kQ6kSub; ++ib) {
       y[i].scales[ib] = static_cast<int8_t>(std::min(127, nearest_int(iscale * scales[ib])));
     }
-    for (int j = 0; j < QK_K / 16; ++j) {
+    int8_t L[QK_K];
+    for (int j = 0; j < kQ6kSub; ++j) {
+      for (int l = 0; l < kQ6kLen; ++l) L[kQ6kLen * j + l] = Lt[j][l];
       const float d = fp16_to_fp32(y[i].d) * static_cast<float>(y[i].scales[j]);
       if (d == 0.f) continue;
-      for (int l = 0; l < 16; ++l) {
-        L[16 * j + l] = static_cast<int8_t>(clamp_int(nearest_int(x[16 * j + l] / d), -32, 31) + 32);
+      for (int l = 0; l < kQ6kLen; ++l) {
+        L[kQ6kLen * j + l] = static_cast<int8_t>(clamp_int(nearest_int(x[kQ6kLen * j + l] / d), -32, 31) + 32);
       }
     }
     uint8_t* ql = y[i].ql;
