@@ -2,7 +2,6 @@
 // stream that depends on (S, T's name, r) only, so any thread may generate any row and the file
 // is identical for every thread count and tensor order.
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -23,7 +22,7 @@ inline uint64_t name_hash(std::string_view s) {
   return h;
 }
 
-// The SplitMix64 sequence from a (seed, tensor, row) key; normal deviates by Box-Muller.
+// The SplitMix64 sequence from a (seed, tensor, row) key, and near-normal deviates from it.
 class RowRng {
  public:
   RowRng(uint64_t seed, uint64_t tensor, uint64_t row) : state_(mix64(mix64(seed ^ mix64(tensor)) ^ row)) {}
@@ -36,16 +35,21 @@ class RowRng {
     return z ^ (z >> 31);
   }
 
-  // dst[i] = mean + std * N(0, 1) for i < n.
+  // dst[i] = mean + std * z for i < n, z ~ approximately N(0, 1): the Irwin-Hall sum of 12
+  // uniforms minus 6 (mean 0, variance 1 - 2^-32, tails cut at +-6). Integer arithmetic and one
+  // exactly rounded multiply-add, so the bytes never depend on the platform's libm, and ~10x
+  // cheaper than Box-Muller (the 7B profile draws 6.7e9 of them).
   void fill_normal(float* dst, int64_t n, double mean, double std) {
-    constexpr double kTwoPi = 6.283185307179586476925286766559;
-    constexpr double kInv53 = 1.0 / 9007199254740992.0;  // 2^-53
-    for (int64_t i = 0; i < n; i += 2) {
-      const double u1 = static_cast<double>((next() >> 11) + 1) * kInv53;  // (0, 1]: log is finite
-      const double u2 = static_cast<double>(next() >> 11) * kInv53;        // [0, 1)
-      const double r = std::sqrt(-2.0 * std::log(u1)), a = kTwoPi * u2;
-      dst[i] = static_cast<float>(mean + std * r * std::cos(a));
-      if (i + 1 < n) dst[i + 1] = static_cast<float>(mean + std * r * std::sin(a));
+    constexpr double kScale = 1.0 / 65536.0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t sum = 0;
+      for (int w = 0; w < 3; ++w) {  // 3 words x 4 16-bit uniforms k in [0, 65535]
+        const uint64_t x = next();
+        sum += (x & 0xFFFF) + ((x >> 16) & 0xFFFF) + ((x >> 32) & 0xFFFF) + (x >> 48);
+      }
+      // u = (k + 0.5) / 65536 has mean 1/2: z = sum(u) - 6 = (sum(k) + 6 - 6 * 65536) / 65536.
+      const double z = (static_cast<double>(sum) + 6.0 - 6.0 * 65536.0) * kScale;
+      dst[i] = static_cast<float>(mean + std * z);
     }
   }
 

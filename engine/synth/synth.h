@@ -37,7 +37,8 @@ struct TypeRule {
   quant::Type type = quant::Type::F32;
 };
 
-// Weight init: every matrix ~ normal(0, gain[role] / sqrt(fan_in)) with role the tensor name
+// Weight init (normal = Irwin-Hall approximation, see random.h): every matrix ~
+// normal(0, gain[role] / sqrt(fan_in)) with role the tensor name
 // without "blk.N." and ".weight" (attn_q, ..., output); token_embd ~ normal(0, token_embd_std);
 // layer norm weights 1 + norm_std * normal(0, 1); output_norm 1 + output_norm_std * normal(0, 1).
 struct InitSpec {

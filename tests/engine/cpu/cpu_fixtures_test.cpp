@@ -14,6 +14,8 @@
 #include "model/compare.h"
 #include "model/greedy.h"
 #include "model/llama.h"
+#include "tokenizer/spm.h"
+#include "tokenizer/vocab.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
 
@@ -42,6 +44,16 @@ json read_json(const fs::path& p) {
 
 std::vector<int32_t> ids(const json& j, const char* key) { return j.at(key).get<std::vector<int32_t>>(); }
 
+std::string hex(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
 void print_stats(const std::string& name, const char* against, const pfx::LogitStats& s, int64_t rows) {
   std::printf("[stats] %-22s vs %-9s %s\n", name.c_str(), against, pfx::format_stats(s, rows).c_str());
 }
@@ -66,6 +78,10 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   const std::vector<int32_t> peer_greedy = ids(peer, "greedy_tokens"), oracle_greedy = ids(oracle, "greedy_tokens");
 
   const pfx::model::Model model = pfx::model::Model::load(dir / "models" / peer.at("model").get<std::string>());
+  const pfx::tok::SpmTokenizer tokenizer(pfx::tok::vocab_from_gguf(model.file()));
+  if (peer.at("prompt").is_string()) {  // text prompts: our tokenizer must give llama.cpp's ids
+    EXPECT_EQ(tokenizer.encode(peer.at("prompt").get<std::string>(), peer.at("add_bos").get<bool>()), prompt);
+  }
   const int64_t vocab = model.config().n_vocab;
   const int64_t n = static_cast<int64_t>(prompt.size());
   const pfx::NpyArray peer_logits = pfx::read_npy(dir / "llama.cpp" / peer.at("logits").get<std::string>());
@@ -103,6 +119,9 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   print_greedy(c.name, "oracle", div_oracle, oracle_greedy.size());
   print_greedy(c.name, "llama.cpp", div_peer, peer_greedy.size());
   EXPECT_EQ(div_oracle, -1) << "greedy tokens differ from the oracle's";
+  if (div_peer < 0) {  // same tokens: the same bytes as llama.cpp printed
+    EXPECT_EQ(hex(tokenizer.decode_continuation(ours_peer)), peer.at("greedy_bytes_hex").get<std::string>());
+  }
   if (c.f32_weights) {
     EXPECT_EQ(div_peer, -1) << "greedy tokens differ from llama.cpp's on an F32 model";
   }
