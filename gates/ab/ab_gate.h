@@ -1,0 +1,17 @@
+// The A/B gate: did whole prefill get faster, beyond machine drift? `prefill bench` of the
+// baseline and candidate binaries run alternately (ABAB…) in one window on the same inputs after a
+// discarded warm-up; an A/A pass (baseline vs itself) first measures the noise floor. Per-pair
+// ratios (candidate/baseline tok/s), median Δ%, a bootstrap confidence interval, wins k/N. More
+// pairs are added (up to a cap) while the evidence is undecided. SM clock, temperature and
+// throttle reasons are sampled during every run (NVML) and throttled pairs are set aside.
+#pragma once
+#include <vector>
+
+#include "core/gate_context.h"
+#include "core/stats.h"
+
+namespace pfx::gates {
+
+GateResult run_ab_gate(const GateContext& ctx);
+
+}  // namespace pfx::gates

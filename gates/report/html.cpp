@@ -1,0 +1,278 @@
+// HTML + SVG rendering of a landing record (see html.h).
+#include "report/html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/format.h"
+#include "core/xml.h"
+#include "report/markdown.h"
+
+namespace pfx::gates {
+
+using nlohmann::json;
+
+namespace {
+
+std::string esc(const std::string& s) { return xml_escape(s); }
+
+std::string css_class(Status s) {
+  switch (s) {
+    case Status::Pass: return "pass";
+    case Status::Fail: return "fail";
+    case Status::Skipped: return "skip";
+    case Status::Inconclusive: return "inc";
+    case Status::Waived: return "waived";
+  }
+  return "";
+}
+
+std::string verdict_class(Verdict v) { return v == Verdict::Pass ? "pass" : (v == Verdict::Fail ? "fail" : "inc"); }
+
+std::string empty_chart(const std::string& id, const std::string& title, const std::string& why) {
+  std::ostringstream o;
+  o << "<figure><figcaption>" << esc(title) << "</figcaption><svg class=\"chart\" id=\"" << id
+    << "\" data-empty=\"1\" width=\"640\" height=\"60\" viewBox=\"0 0 640 60\" role=\"img\"><text x=\"10\" y=\"35\" class=\"muted\">"
+    << esc(why) << "</text></svg></figure>\n";
+  return o.str();
+}
+
+// Horizontal grouped bars: per kernel, baseline (grey) over candidate (blue), with Δ%.
+std::string kernel_bars(const LandingRecord& r) {
+  const GateResult* t = r.gate("timing");
+  if (!t || !t->details.contains("models") || t->details["models"].empty())
+    return empty_chart("chart-kernels", "Per-kernel GPU time, baseline vs candidate",
+                       "no kernel timing: timing gate " + (t ? std::string(to_string(t->status)) + " — " + t->reason : std::string("not run")));
+  std::ostringstream o;
+  int idx = 0;
+  for (const auto& m : t->details["models"]) {
+    std::vector<json> rows;
+    for (const auto& k : m.value("kernels", json::array())) rows.push_back(k);
+    if (rows.size() > 15) rows.resize(15);
+    double vmax = 1;
+    for (const auto& k : rows) vmax = std::max({vmax, k.value("baseline_ns", 0.0), k.value("candidate_ns", 0.0)});
+    const int label_w = 260, bar_w = 300, row_h = 30;
+    const int h = static_cast<int>(rows.size()) * row_h + 30;
+    o << "<figure><figcaption>Per-kernel GPU time, " << esc(m.value("model", std::string())) << " (median of "
+      << m.value("reps", 0) << " traced runs each; top movers first)</figcaption>\n<svg class=\"chart\" id=\"chart-kernels-" << idx++
+      << "\" width=\"720\" height=\"" << h << "\" viewBox=\"0 0 720 " << h << "\" role=\"img\">\n";
+    int y = 10;
+    for (const auto& k : rows) {
+      const double a = k.value("baseline_ns", 0.0), b = k.value("candidate_ns", 0.0);
+      const int wa = static_cast<int>(std::round(a / vmax * bar_w)), wb = static_cast<int>(std::round(b / vmax * bar_w));
+      std::string key = k.value("key", std::string());
+      if (key.size() > 38) key = key.substr(0, 36) + "…";
+      o << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << esc(key) << "</text>";
+      o << "<rect class=\"bar base\" x=\"" << label_w << "\" y=\"" << y << "\" width=\"" << std::max(1, wa) << "\" height=\"11\"><title>baseline "
+        << grouped(std::llround(a)) << " ns</title></rect>";
+      o << "<rect class=\"bar cand\" x=\"" << label_w << "\" y=\"" << y + 12 << "\" width=\"" << std::max(1, wb)
+        << "\" height=\"11\"><title>candidate " << grouped(std::llround(b)) << " ns</title></rect>";
+      const std::string d = k["delta_pct"].is_null() ? k.value("status", std::string()) : signed_pct(k["delta_pct"].get<double>());
+      o << "<text x=\"" << label_w + std::max(wa, wb) + 6 << "\" y=\"" << y + 17 << "\" class=\"delta\">" << esc(d) << "</text>\n";
+      y += row_h;
+    }
+    o << "<rect class=\"bar base\" x=\"10\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"24\" y=\"" << h - 5
+      << "\">baseline</text><rect class=\"bar cand\" x=\"100\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"114\" y=\""
+      << h - 5 << "\">candidate</text></svg></figure>\n";
+  }
+  return o.str();
+}
+
+// A/B samples: tok/s per run in run order, baseline and candidate (and the A/A pass), as dots.
+std::string ab_chart(const LandingRecord& r) {
+  const GateResult* ab = r.gate("ab");
+  if (!ab || !ab->details.contains("pairs") || ab->details["pairs"].empty())
+    return empty_chart("chart-ab", "A/B samples (tok/s per run)",
+                       "no A/B samples: ab gate " + (ab ? std::string(to_string(ab->status)) + " — " + ab->reason : std::string("not run")));
+  struct Pt {
+    double tps;
+    std::string cls, label;
+    bool flagged;
+  };
+  std::vector<Pt> pts;
+  for (const auto& p : ab->details.value("aa", json::object()).value("pairs", json::array())) {
+    pts.push_back({p["a"].value("tps", 0.0), "aa", "A/A baseline", false});
+    pts.push_back({p["a2"].value("tps", 0.0), "aa", "A/A baseline again", false});
+  }
+  for (const auto& p : ab->details["pairs"]) {
+    const bool thr = p.value("excluded_throttled", false);
+    pts.push_back({p["baseline"].value("tps", 0.0), "base", "baseline", thr});
+    pts.push_back({p["candidate"].value("tps", 0.0), "cand", "candidate", thr});
+  }
+  double lo = 1e300, hi = 0;
+  for (const auto& p : pts) {
+    lo = std::min(lo, p.tps);
+    hi = std::max(hi, p.tps);
+  }
+  if (hi <= lo) hi = lo + 1;
+  const double pad = (hi - lo) * 0.1;
+  lo -= pad;
+  hi += pad;
+  const int W = 720, H = 260, x0 = 70, y0 = 20, pw = W - x0 - 20, ph = H - y0 - 50;
+  std::ostringstream o;
+  o << "<figure><figcaption>A/B samples: tok/s per run in run order (A/A first, then interleaved ABAB…; hollow = throttled, "
+       "set aside)</figcaption>\n<svg class=\"chart\" id=\"chart-ab\" width=\""
+    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\">\n";
+  o << "<line class=\"axis\" x1=\"" << x0 << "\" y1=\"" << y0 << "\" x2=\"" << x0 << "\" y2=\"" << y0 + ph << "\"/>";
+  o << "<line class=\"axis\" x1=\"" << x0 << "\" y1=\"" << y0 + ph << "\" x2=\"" << x0 + pw << "\" y2=\"" << y0 + ph << "\"/>";
+  for (int t = 0; t <= 4; ++t) {
+    const double v = lo + (hi - lo) * t / 4;
+    const int y = y0 + ph - static_cast<int>(ph * t / 4.0);
+    o << "<text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << fixed(v, 1) << "</text>";
+  }
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const double x = x0 + (pts.size() == 1 ? pw / 2.0 : pw * double(i) / double(pts.size() - 1));
+    const double y = y0 + ph - (pts[i].tps - lo) / (hi - lo) * ph;
+    o << "<circle class=\"pt " << pts[i].cls << (pts[i].flagged ? " throttled" : "") << "\" cx=\"" << fixed(x, 1) << "\" cy=\""
+      << fixed(y, 1) << "\" r=\"4\"><title>" << esc(pts[i].label) << " " << fixed(pts[i].tps, 2) << " tok/s</title></circle>";
+  }
+  o << "\n<circle class=\"pt aa\" cx=\"80\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"90\" y=\"" << H - 8
+    << "\">A/A (baseline twice)</text><circle class=\"pt base\" cx=\"260\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"270\" y=\"" << H - 8
+    << "\">baseline</text><circle class=\"pt cand\" cx=\"380\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"390\" y=\"" << H - 8
+    << "\">candidate</text><text x=\"" << x0 << "\" y=\"12\">tok/s</text></svg></figure>\n";
+  return o.str();
+}
+
+std::string ptxas_table(const LandingRecord& r) {
+  const GateResult* p = r.gate("ptxas");
+  std::ostringstream o;
+  o << "<h2>ptxas: kernel resources (sm_90)</h2>\n";
+  if (!p || !p->details.contains("kernels")) {
+    o << "<p class=\"muted\">No kernel resources: ptxas gate " << (p ? esc(std::string(to_string(p->status)) + " — " + p->reason) : "not run")
+      << "</p>\n";
+    return o.str();
+  }
+  o << "<table class=\"ptxas\"><tr><th>kernel</th><th>regs</th><th>spill B</th><th>stack B</th><th>smem B</th><th>threads</th>"
+       "<th>blocks/SM</th><th>limited by</th><th>budget</th></tr>\n";
+  auto cell = [](const json& b, const json& c, const char* key) {
+    const std::string cv = c[key].is_null() ? "?" : c[key].dump();
+    if (b.is_null() || b[key] == c[key]) return cv;
+    return (b[key].is_null() ? std::string("?") : b[key].dump()) + " → " + cv;
+  };
+  for (const auto& k : p->details["kernels"]) {
+    const auto& c = k["candidate"];
+    const auto& b = k["baseline"];
+    json spill_c = c.value("spill_store_bytes", 0) + c.value("spill_load_bytes", 0);
+    json spill_b = b.is_null() ? json() : json(b.value("spill_store_bytes", 0) + b.value("spill_load_bytes", 0));
+    json smem_c = c.value("static_smem_bytes", 0) + c.value("dynamic_smem_bytes", 0);
+    json smem_b = b.is_null() ? json() : json(b.value("static_smem_bytes", 0) + b.value("dynamic_smem_bytes", 0));
+    Status st = Status::Pass;
+    std::string why;
+    for (const auto& ch : p->checks)
+      if (ch.name == k.value("kernel", std::string())) {
+        st = ch.status;
+        why = ch.reason;
+      }
+    auto pair = [](const json& bv, const json& cv) {
+      return (bv.is_null() || bv == cv) ? cv.dump() : bv.dump() + " → " + cv.dump();
+    };
+    o << "<tr class=\"" << css_class(st) << "\"><td>" << esc(k.value("kernel", std::string())) << (k.value("added", false) ? " <em>(new)</em>" : "")
+      << "</td><td>" << cell(b, c, "registers") << "</td><td>" << pair(spill_b, spill_c) << "</td><td>" << cell(b, c, "stack_bytes")
+      << "</td><td>" << pair(smem_b, smem_c) << "</td><td>" << cell(b, c, "threads_per_block") << "</td><td>"
+      << cell(b, c, "blocks_per_sm") << "</td><td>" << esc(c.value("limiter", std::string())) << "</td><td title=\"" << esc(why) << "\">"
+      << status_icon(st) << " " << (k["budgets"].empty() ? "none" : esc(why.substr(0, 80))) << "</td></tr>\n";
+  }
+  o << "</table>\n";
+  const auto& removed = p->details.value("removed_kernels", json::array());
+  if (!removed.empty()) o << "<p>Removed since baseline: " << esc(removed.dump()) << "</p>\n";
+  return o.str();
+}
+
+const char* kStyle = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#1b1f24;padding:0 16px}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de}
+.badge{display:inline-block;padding:2px 10px;border-radius:10px;font-weight:600;color:#fff}
+.badge.pass{background:#1a7f37}.badge.fail{background:#cf222e}.badge.inc{background:#9a6700}.badge.skip{background:#6e7781}.badge.waived{background:#8250df}
+table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+tr.fail td{background:#ffebe9}tr.waived td{background:#fbefff}tr.skip td,tr.inc td{background:#fff8c5}
+tr.loosened td{background:#ffebe9;font-weight:600}
+.muted{color:#6e7781}code,pre{font-family:ui-monospace,monospace;font-size:12px}pre{background:#f6f8fa;padding:8px;overflow:auto}
+svg.chart text{font-size:11px;fill:#1b1f24}svg.chart text.muted{fill:#6e7781;font-size:13px}
+.bar.base{fill:#8c959f}.bar.cand{fill:#0969da}.axis{stroke:#57606a}.delta{fill:#57606a}
+.pt.base{fill:#8c959f}.pt.cand{fill:#0969da}.pt.aa{fill:#bf8700}.pt.throttled{fill:none;stroke:#cf222e;stroke-width:1.5}
+figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}nav{margin:6px 0 14px}
+)";
+
+// Marks the page as rendered once every chart has laid out with a real size, and reports any
+// chart that did not (the headless-browser test reads data-rendered and the console).
+const char* kCheckScript = R"(
+(function(){
+  var charts=document.querySelectorAll('svg.chart'),ok=0,bad=[];
+  charts.forEach(function(c){var b=c.getBBox();if(b.width>0&&b.height>0){ok++;}else{bad.push(c.id);}});
+  document.documentElement.setAttribute('data-charts',String(charts.length));
+  document.documentElement.setAttribute('data-rendered',bad.length===0&&charts.length>0?'ok':'missing:'+bad.join(','));
+  if(bad.length){console.error('charts without layout: '+bad.join(','));}
+})();
+)";
+
+}  // namespace
+
+std::string render_html(const LandingRecord& r) {
+  std::ostringstream o;
+  const std::string cand = r.candidate.value("id", std::string()), base = r.baseline.value("id", std::string());
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" << r.seq << " · landing " << esc(cand) << " vs "
+    << esc(base) << " — " << to_string(r.verdict) << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
+  o << "<h1>" << r.seq << " · landing " << esc(cand) << " vs " << esc(base) << " <span class=\"badge " << verdict_class(r.verdict) << "\">"
+    << to_string(r.verdict) << "</span></h1>\n";
+  o << "<nav>" << (r.prev.empty() ? std::string("(first)") : "<a href=\"../" + esc(r.prev) + "/landing.html\">← " + esc(r.prev) + "</a>")
+    << " · <a href=\"../index.md\">Index</a> · "
+    << (r.next.empty() ? std::string("(latest)") : "<a href=\"../" + esc(r.next) + "/landing.html\">" + esc(r.next) + " →</a>") << "</nav>\n";
+  o << "<p><strong>Verdict: " << to_string(r.verdict) << "</strong> — " << esc(r.verdict_reason) << "</p>\n";
+
+  o << "<h2>4. Verification</h2>\n<table><tr><th>gate</th><th>status</th><th>evidence</th><th>reason</th></tr>\n";
+  for (const auto& g : r.gates)
+    o << "<tr class=\"" << css_class(g.status) << "\"><td>" << esc(g.gate) << (g.required ? "" : " <em>(optional)</em>") << "</td><td><span class=\"badge "
+      << css_class(g.status) << "\">" << to_string(g.status) << "</span></td><td>" << esc(g.evidence) << "</td><td>" << esc(g.reason)
+      << (g.command.empty() ? "" : "<br><code>" + esc(g.command) + "</code>") << "</td></tr>\n";
+  for (const auto& name : r.enabled_gates)
+    if (!r.gate(name)) o << "<tr class=\"inc\"><td>" << esc(name) << "</td><td>NOT RUN</td><td></td><td>no result yet</td></tr>\n";
+  o << "</table>\n";
+  if (const auto* b = r.gate("build"); b && b->details.contains("errors"))
+    for (const auto& [side, text] : b->details["errors"].items())
+      o << "<p>" << esc(side) << " build error:</p><pre>" << esc(text.get<std::string>()) << "</pre>\n";
+
+  o << "<h2>5. Results</h2>\n";
+  const auto rows = result_rows(r);
+  if (rows.empty()) o << "<p class=\"muted\">No before → after figures: the measuring gates did not run here.</p>\n";
+  else {
+    o << "<table><tr><th>metric</th><th>before</th><th>after</th><th>Δ</th></tr>\n";
+    for (const auto& row : rows)
+      o << "<tr><td>" << esc(row.metric) << "</td><td>" << esc(row.before) << "</td><td>" << esc(row.after) << "</td><td>" << esc(row.delta)
+        << "</td></tr>\n";
+    o << "</table>\n";
+  }
+  o << kernel_bars(r) << ab_chart(r) << ptxas_table(r);
+
+  o << "<h2>Gate profile</h2>\n<p>Candidate's <code>" << esc(r.profile_path) << "</code> governs this landing. "
+    << esc(r.baseline_profile_note) << "</p>\n";
+  if (r.profile_changes.empty()) o << "<p>No difference from the baseline's profile.</p>\n";
+  else {
+    o << "<table><tr><th>key</th><th>baseline</th><th>candidate</th><th>note</th></tr>\n";
+    for (const auto& c : r.profile_changes)
+      o << "<tr" << (c.loosened ? " class=\"loosened\"" : "") << "><td>" << esc(c.key) << "</td><td>" << esc(c.before.empty() ? "—" : c.before)
+        << "</td><td>" << esc(c.after.empty() ? "—" : c.after) << "</td><td>" << (c.loosened ? "⚠ LOOSENED: " + esc(c.note) : esc(c.kind))
+        << "</td></tr>\n";
+    o << "</table>\n";
+  }
+
+  o << "<h2>Environment</h2>\n<table>\n";
+  const auto& e = r.environment;
+  auto row = [&](const std::string& k, const std::string& v) { o << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>\n"; };
+  row("host", e.value("host", std::string("?")) + " — " + e.value("cpu", std::string("?")));
+  row("OS", e.value("os", std::string("?")));
+  row("GPU", e.contains("gpu") && e["gpu"].is_object() ? e["gpu"].dump() : "none: " + e.value("gpu_unavailable_reason", std::string()));
+  row("CUDA toolkit", e.value("nvcc", std::string("?")));
+  row("baseline", r.baseline.value("sha", std::string()) + " (" + r.baseline.value("rev", std::string()) + ")");
+  row("candidate", r.candidate.value("sha", std::string()) + " (" + r.candidate.value("rev", std::string()) + ")" +
+                       (r.candidate.value("worktree", false) ? " + uncommitted change" : ""));
+  row("time", r.created);
+  for (const auto& g : r.gates)
+    if (g.host.is_object() && g.host.value("host", std::string()) != e.value("host", std::string()) && g.host.contains("host"))
+      row(g.gate + " ran on", g.host.value("host", std::string()));
+  o << "</table>\n<p class=\"muted\">Every number and raw sample: landing.json (schema " << kLandingSchema << ").</p>\n";
+  o << "<script>" << kCheckScript << "</script>\n</body></html>\n";
+  return o.str();
+}
+
+}  // namespace pfx::gates

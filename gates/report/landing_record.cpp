@@ -1,0 +1,140 @@
+// Landing record (de)serialization and verdict (see landing_record.h).
+#include "report/landing_record.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace pfx::gates {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const GateResult* LandingRecord::gate(const std::string& name) const {
+  for (const auto& g : gates)
+    if (g.gate == name) return &g;
+  return nullptr;
+}
+
+void LandingRecord::put(const GateResult& r) {
+  for (auto& g : gates)
+    if (g.gate == r.gate) {
+      g = r;
+      return;
+    }
+  gates.push_back(r);
+  // Report order: the pseudo-gate "build" first, then known_gates() order.
+  auto rank = [](const std::string& n) {
+    if (n == "build") return -1;
+    const auto& k = known_gates();
+    for (size_t i = 0; i < k.size(); ++i)
+      if (k[i] == n) return static_cast<int>(i);
+    return 100;
+  };
+  std::stable_sort(gates.begin(), gates.end(), [&](const GateResult& a, const GateResult& b) { return rank(a.gate) < rank(b.gate); });
+}
+
+void LandingRecord::recompute_verdict() {
+  std::vector<GateOutcome> outcomes;
+  for (const auto& g : gates) outcomes.push_back({g.gate, g.status, g.required});
+  std::vector<std::string> missing;
+  GateProfile prof;
+  bool have_profile = false;
+  try {
+    prof = GateProfile::from_json(profile, profile_path);
+    have_profile = true;
+  } catch (const Error&) {
+  }
+  for (const auto& name : enabled_gates)
+    if (!gate(name) && (!have_profile || prof.required(name))) missing.push_back(name);
+  const auto v = combine(outcomes, missing);
+  verdict = v.verdict;
+  verdict_reason = v.reason;
+}
+
+json LandingRecord::headline() const {
+  const GateResult* ab = gate("ab");
+  if (ab && ab->details.contains("headline")) return ab->details["headline"];
+  return nullptr;
+}
+
+std::vector<std::string> LandingRecord::failing_lines() const {
+  std::vector<std::string> out;
+  for (const auto& g : gates)
+    if (g.status == Status::Fail) out.push_back(g.gate + ": " + g.reason.substr(0, 200));
+  return out;
+}
+
+json to_json(const LandingRecord& r) {
+  json gates = json::array();
+  for (const auto& g : r.gates) gates.push_back(to_json(g));
+  json changes = json::array();
+  for (const auto& c : r.profile_changes) changes.push_back(to_json(c));
+  return {{"schema", kLandingSchema}, {"id", r.id}, {"candidate_id", r.candidate_id}, {"seq", r.seq},
+          {"prev", r.prev}, {"next", r.next}, {"created", r.created}, {"repo", r.repo},
+          {"baseline", r.baseline}, {"candidate", r.candidate}, {"environment", r.environment},
+          {"profile", {{"path", r.profile_path}, {"candidate", r.profile}, {"baseline", r.baseline_profile},
+                       {"baseline_note", r.baseline_profile_note}, {"changes", changes}}},
+          {"enabled_gates", r.enabled_gates}, {"gates", gates}, {"verdict", to_string(r.verdict)},
+          {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports}};
+}
+
+LandingRecord landing_record_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) fail(where, ": expected a JSON object (a landing record)");
+  if (j.value("schema", "") != kLandingSchema) fail(where, ": field 'schema' must be '", kLandingSchema, "'");
+  LandingRecord r;
+  try {
+    r.id = j.at("id");
+    r.candidate_id = j.at("candidate_id");
+    r.seq = j.value("seq", 0);
+    r.prev = j.value("prev", "");
+    r.next = j.value("next", "");
+    r.created = j.value("created", "");
+    r.repo = j.value("repo", "");
+    r.baseline = j.value("baseline", json::object());
+    r.candidate = j.value("candidate", json::object());
+    r.environment = j.value("environment", json::object());
+    const auto& p = j.at("profile");
+    r.profile_path = p.value("path", "");
+    r.profile = p.value("candidate", json::object());
+    r.baseline_profile = p.value("baseline", json());
+    r.baseline_profile_note = p.value("baseline_note", "");
+    for (const auto& c : p.value("changes", json::array())) r.profile_changes.push_back(profile_change_from_json(c));
+    r.enabled_gates = j.value("enabled_gates", std::vector<std::string>{});
+    const auto& g = j.at("gates");
+    for (size_t i = 0; i < g.size(); ++i) r.gates.push_back(gate_result_from_json(g[i], where + ": gates[" + std::to_string(i) + "]"));
+    r.verdict = parse_verdict(j.at("verdict").get<std::string>(), where);
+    r.verdict_reason = j.value("verdict_reason", "");
+    r.imports = j.value("imports", json::array());
+  } catch (const json::exception& e) {
+    fail(where, ": malformed landing record: ", e.what());
+  }
+  return r;
+}
+
+LandingRecord read_landing_record(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) fail(path.string(), ": cannot open landing record");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    fail(path.string(), ": not valid JSON: ", e.what());
+  }
+  return landing_record_from_json(j, path.string());
+}
+
+void write_text_atomic(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) fail(tmp.string(), ": cannot open for writing");
+    out << text;
+    if (!out) fail(tmp.string(), ": write failed");
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace pfx::gates

@@ -1,0 +1,46 @@
+// The reports folder as a ledger: reports/<id>/ per landing run, never overwritten (a rerun of the
+// same candidate gets "-2", "-3"...), reports/index.json (machine-readable) and reports/index.md
+// (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate), sequence
+// numbers and previous/next links. A lock file serializes concurrent landings on one folder.
+#pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "report/landing_record.h"
+
+namespace pfx::gates {
+
+class Ledger {
+ public:
+  explicit Ledger(std::filesystem::path reports_dir);  // takes the lock (blocks while another holds it)
+  ~Ledger();
+  Ledger(const Ledger&) = delete;             // owns the lock file descriptor
+  Ledger& operator=(const Ledger&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Reserves reports/<candidate_id>[-N]/ (created empty) and returns its name.
+  std::string reserve(const std::string& candidate_id);
+  // Gives `rec` its sequence number and previous report, writes its files, adds it to the index,
+  // and links the previous report forward (its navigation line is re-rendered).
+  void append(LandingRecord& rec);
+  // Rewrites an existing report (after an import or `landing report`) and its index entry.
+  void update(const LandingRecord& rec);
+  // A report folder by exact id, or the newest report of a candidate id; nullopt if none.
+  std::optional<std::string> find(const std::string& id_or_candidate) const;
+  std::optional<std::string> latest() const;
+  nlohmann::json index() const;
+
+ private:
+  void write_index(const nlohmann::json& idx) const;
+  std::filesystem::path dir_;
+  int lock_fd_ = -1;
+};
+
+// Writes landing.json, landing.md, landing.html and junit.xml of a record into `dir`.
+void write_report_files(const std::filesystem::path& dir, const LandingRecord& rec);
+nlohmann::json index_entry(const LandingRecord& rec);
+std::string render_index_md(const nlohmann::json& index);
+
+}  // namespace pfx::gates
