@@ -1,0 +1,208 @@
+// Causal GQA attention: the generic path (cuBLAS + softmax kernel), the flash prefill kernel, the
+// split-context decode kernel and the attention_fast dispatcher, each against a double-precision
+// CPU reference on the same fp16 inputs, and fast against generic. Cache rows past the context
+// hold NaN, so a kernel that reads beyond p0+T fails; outputs are NaN-poisoned before each run.
+#include <cublas_v2.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu_test_support.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
+#include "util/parallel.h"
+
+namespace pfx::kernels::test {
+namespace {
+
+struct AttnCase {
+  int T, p0, H, Hkv, hd;
+  float q_scale;  // larger -> peakier softmax
+};
+
+std::string name(const AttnCase& c) {
+  return "T" + std::to_string(c.T) + "_p" + std::to_string(c.p0) + "_H" + std::to_string(c.H) + "_Hkv" +
+         std::to_string(c.Hkv) + "_hd" + std::to_string(c.hd) + (c.q_scale > 1 ? "_peaky" : "");
+}
+
+// cuBLAS handle owner. Copy deleted: one owner destroys it.
+class Cublas {
+ public:
+  Cublas() { CUBLAS_CHECK(cublasCreate(&h_)); }
+  ~Cublas() { cublasDestroy(h_); }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+// Inputs as fp16 bits: q [T,H,hd], caches [Hkv][max_ctx][hd] with rows >= ctx all NaN (0xFFFF).
+struct Inputs {
+  std::vector<uint16_t> q, k, v;
+  int max_ctx;
+};
+
+Inputs make_inputs(const AttnCase& c) {
+  Inputs in;
+  in.max_ctx = c.p0 + c.T + 13;
+  const int ctx = c.p0 + c.T;
+  in.q.resize(static_cast<size_t>(c.T) * c.H * c.hd);
+  for (auto& x : in.q) x = float_to_half(random_floats(1, -1.0f, 1.0f)[0] * c.q_scale);
+  const size_t cache_n = static_cast<size_t>(c.Hkv) * in.max_ctx * c.hd;
+  in.k.assign(cache_n, 0xFFFF);
+  in.v.assign(cache_n, 0xFFFF);
+  for (int g = 0; g < c.Hkv; ++g)
+    for (int p = 0; p < ctx; ++p)
+      for (int d = 0; d < c.hd; ++d) {
+        const size_t at = (static_cast<size_t>(g) * in.max_ctx + p) * c.hd + d;
+        in.k[at] = float_to_half(uniform(-1.0f, 1.0f));
+        in.v[at] = float_to_half(uniform(-1.0f, 1.0f));
+      }
+  return in;
+}
+
+// o[t, h*hd + d] in double, from the fp16 inputs.
+std::vector<double> reference(const AttnCase& c, const Inputs& in) {
+  std::vector<double> o(static_cast<size_t>(c.T) * c.H * c.hd);
+  const int G = c.H / c.Hkv;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(c.hd));
+  std::vector<float> kf(in.k.size()), vf(in.v.size());  // decoded once; the loops below are hot
+  for (size_t i = 0; i < kf.size(); ++i) kf[i] = half_to_float(in.k[i]), vf[i] = half_to_float(in.v[i]);
+  parallel_for(static_cast<int64_t>(c.T) * c.H, [&](int64_t begin, int64_t end) {
+    std::vector<double> s, q(static_cast<size_t>(c.hd));
+    for (int64_t job = begin; job < end; ++job) {
+      const int t = static_cast<int>(job / c.H), h = static_cast<int>(job % c.H), g = h / G;
+      const int n = c.p0 + t + 1;
+      for (int d = 0; d < c.hd; ++d) q[static_cast<size_t>(d)] = half_to_float(in.q[(static_cast<size_t>(t) * c.H + h) * c.hd + d]);
+      s.assign(static_cast<size_t>(n), 0.0);
+      double m = -INFINITY;
+      for (int p = 0; p < n; ++p) {
+        const float* k = kf.data() + (static_cast<size_t>(g) * in.max_ctx + p) * c.hd;
+        double dot = 0;
+        for (int d = 0; d < c.hd; ++d) dot += q[static_cast<size_t>(d)] * k[d];
+        s[static_cast<size_t>(p)] = dot * scale;
+        m = std::max(m, s[static_cast<size_t>(p)]);
+      }
+      double sum = 0;
+      for (auto& x : s) sum += (x = std::exp(x - m));
+      double* out = o.data() + (static_cast<size_t>(t) * c.H + h) * c.hd;
+      for (int d = 0; d < c.hd; ++d) out[d] = 0;
+      for (int p = 0; p < n; ++p) {
+        const float* v = vf.data() + (static_cast<size_t>(g) * in.max_ctx + p) * c.hd;
+        const double w = s[static_cast<size_t>(p)] / sum;
+        for (int d = 0; d < c.hd; ++d) out[d] += w * v[d];
+      }
+    }
+  });
+  return o;
+}
+
+// Errors are judged per output row (one head of one token) relative to that row's largest |o|:
+// fp16 probabilities and the fp16 output cost about 2^-11 of it; 2e-3 leaves room for the
+// accumulation order and none for a wrong or missing element.
+constexpr double kRelTol = 2e-3;
+
+::testing::AssertionResult check(const std::string& what, const std::vector<uint16_t>& got,
+                                 const std::vector<double>& ref, int hd) {
+  const size_t row = static_cast<size_t>(hd);
+  std::vector<double> row_max(ref.size() / row, 0.0);
+  for (size_t i = 0; i < ref.size(); ++i) row_max[i / row] = std::max(row_max[i / row], std::fabs(ref[i]));
+  return compare(what, halves_to_double(got), ref,
+                 [&](size_t i, double) { return kRelTol * row_max[i / row] + 1e-7; });
+}
+
+class AttentionTest : public ::testing::TestWithParam<AttnCase> {};
+
+TEST_P(AttentionTest, AllPathsMatchDoubleReference) {
+  PFX_REQUIRE_GPU();
+  const AttnCase c = GetParam();
+  const Inputs in = make_inputs(c);
+  const auto ref = reference(c, in);
+  Stream stream;
+  Cublas cublas;
+  DeviceBuffer<uint16_t> q(in.q), k(in.k), v(in.v);
+  DeviceBuffer<uint16_t> o(static_cast<size_t>(c.T) * c.H * c.hd);
+  AttentionArgs a;
+  a.q16 = q.get(), a.k_cache = k.get(), a.v_cache = v.get(), a.o16 = o.get();
+  a.T = c.T, a.H = c.H, a.Hkv = c.Hkv, a.hd = c.hd, a.p0 = c.p0, a.max_ctx = in.max_ctx;
+
+  // Generic.
+  const size_t gen_bytes = attention_generic_scratch_bytes(c.T, c.p0 + c.T, c.H);
+  DeviceBuffer<uint8_t> gen_scratch(gen_bytes);
+  o.poison();
+  attention_generic(a, cublas.get(), gen_scratch.get(), gen_bytes, stream.get());
+  const auto generic = o.download();
+  EXPECT_TRUE(check("generic vs double", generic, ref, c.hd));
+
+  const char* why = attention_fast_unsupported_reason(a);
+  if (c.hd != 64 && c.hd != 128) {
+    EXPECT_NE(why, nullptr) << "fast attention claims head dim " << c.hd;
+    EXPECT_THROW(attention_flash_prefill(a, stream.get()), pfx::Error);
+    return;
+  }
+  ASSERT_EQ(why, nullptr) << why;
+  std::vector<double> generic_d = halves_to_double(generic);
+
+  // Flash prefill, on every shape (T = 1 too).
+  o.poison();
+  attention_flash_prefill(a, stream.get());
+  const auto flash = o.download();
+  EXPECT_TRUE(check("flash vs double", flash, ref, c.hd));
+  EXPECT_TRUE(check("flash vs generic", flash, generic_d, c.hd));
+
+  // Split-context decode: meant for small T, correct for any; keep the CPU-side cost down.
+  if (c.T <= 64) {
+    const size_t dec_bytes = attention_decode_scratch_bytes(c.T, c.H, c.hd);
+    DeviceBuffer<uint8_t> dec_scratch(dec_bytes);
+    o.poison();
+    attention_decode(a, dec_scratch.get(), dec_bytes, stream.get());
+    const auto decode = o.download();
+    EXPECT_TRUE(check("decode vs double", decode, ref, c.hd));
+    EXPECT_TRUE(check("decode vs generic", decode, generic_d, c.hd));
+  }
+
+  // The dispatcher, and run-to-run determinism of what it picks.
+  const size_t fast_bytes = std::max<size_t>(attention_fast_scratch_bytes(c.T, c.H, c.hd), 16);
+  DeviceBuffer<uint8_t> fast_scratch(fast_bytes);
+  o.poison();
+  attention_fast(a, fast_scratch.get(), fast_bytes, stream.get());
+  const auto fast1 = o.download();
+  EXPECT_TRUE(check("attention_fast vs double", fast1, ref, c.hd));
+  o.poison();
+  attention_fast(a, fast_scratch.get(), fast_bytes, stream.get());
+  EXPECT_TRUE(compare_bits("attention_fast run-to-run", o.download(), fast1));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AttentionTest,
+    ::testing::Values(AttnCase{1, 0, 4, 2, 64, 1}, AttnCase{7, 0, 8, 2, 64, 1}, AttnCase{33, 5, 8, 8, 128, 1},
+                      AttnCase{33, 0, 8, 2, 128, 8}, AttnCase{511, 0, 8, 2, 128, 1}, AttnCase{512, 0, 4, 1, 64, 1},
+                      AttnCase{513, 17, 8, 2, 128, 1}, AttnCase{513, 0, 4, 4, 64, 6},
+                      AttnCase{2048, 0, 8, 2, 128, 1}, AttnCase{64, 100, 8, 4, 64, 1},
+                      // decode shapes: long context, few rows
+                      AttnCase{1, 2047, 32, 8, 128, 1}, AttnCase{1, 4000, 8, 8, 64, 1}, AttnCase{4, 1000, 8, 2, 64, 1},
+                      AttnCase{2, 63, 4, 1, 128, 8}, AttnCase{3, 1, 4, 2, 128, 1},
+                      // head dim without a fast kernel: generic only, fast reports why
+                      AttnCase{33, 3, 6, 3, 96, 1}),
+    [](const auto& tp) { return name(tp.param); });
+
+TEST(Attention, RejectsBadArguments) {
+  alignas(16) uint16_t h[8] = {};
+  AttentionArgs a;
+  a.q16 = h, a.k_cache = h, a.v_cache = h, a.o16 = h;
+  a.T = 4, a.H = 8, a.Hkv = 3, a.hd = 64, a.p0 = 0, a.max_ctx = 16;  // H % Hkv != 0
+  EXPECT_THROW(attention_flash_prefill(a, nullptr), pfx::Error);
+  a.Hkv = 2, a.p0 = 13;  // 13 + 4 > 16
+  EXPECT_THROW(attention_decode(a, h, sizeof h, nullptr), pfx::Error);
+  a.p0 = 0;
+  EXPECT_THROW(attention_decode(a, h, 1, nullptr), pfx::Error);  // scratch too small
+  EXPECT_THROW(attention_generic(a, nullptr, h, sizeof h, nullptr), pfx::Error);  // no handle
+  a.hd = 80;
+  EXPECT_NE(attention_fast_unsupported_reason(a), nullptr);
+}
+
+}  // namespace
+}  // namespace pfx::kernels::test
