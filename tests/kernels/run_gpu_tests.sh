@@ -35,11 +35,17 @@ extra_dirs=()
 for bin in "${bins[@]}"; do
   while read -r lib; do
     [[ -z "$lib" ]] && continue
-    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu \
-             /opt/torch/.venv/lib/python3*/site-packages/nvidia/*/lib /usr/local/lib/python3*/dist-packages/nvidia/*/lib \
-             /usr/lib/python3/dist-packages/nvidia/*/lib; do
-      if [[ -e "$d/$lib" ]]; then extra_dirs+=("$d"); break; fi
+    found=""
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
+             /usr/lib/x86_64-linux-gnu /opt/torch/.venv/lib/python3*/site-packages/nvidia/*/lib \
+             /usr/local/lib/python3*/dist-packages/nvidia/*/lib /usr/lib/python3/dist-packages/nvidia/*/lib; do
+      if [[ -e "$d/$lib" ]]; then found=$d; break; fi
     done
+    if [[ -z "$found" ]]; then  # last resort: a bounded search of the usual prefixes
+      hit=$(find /usr /opt -maxdepth 8 -name "$lib" 2>/dev/null | head -1)
+      [[ -n "$hit" ]] && found=$(dirname "$hit")
+    fi
+    if [[ -n "$found" ]]; then extra_dirs+=("$found"); else echo "warning: $lib not found for $(basename "$bin")" >&2; fi
   done < <(ldd "$bin" 2>/dev/null | awk '/not found/ {print $1}')
 done
 if [[ ${#extra_dirs[@]} -gt 0 ]]; then
