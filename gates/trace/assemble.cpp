@@ -1,0 +1,174 @@
+// Builds a Trace from journal records (rules in assemble.h).
+#include "trace/assemble.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace pfx::trace {
+
+const TraceRange* Trace::find_range(RangeId id) const {
+  if (id == kNoRange) return nullptr;
+  auto it = std::lower_bound(ranges.begin(), ranges.end(), id,
+                             [](const TraceRange& r, RangeId value) { return r.id < value; });
+  return it != ranges.end() && it->id == id ? &*it : nullptr;
+}
+
+namespace {
+
+struct LaunchSite {
+  std::uint32_t thread;
+  RangeId range;
+};
+
+}  // namespace
+
+Trace assemble_trace(const JournalContents& journal) {
+  Trace trace;
+  trace.complete = journal.finished;
+  trace.tool_version = journal.header.tool_version;
+  trace.pid = journal.header.pid;
+  trace.hostname = journal.header.hostname;
+  trace.command = journal.header.command;
+  trace.options = journal.header.options;
+  trace.devices = journal.devices;
+  trace.notes = journal.notes;
+  trace.stats.dropped_activity_records = journal.dropped_records;
+  trace.stats.unmatched_range_ends = journal.unmatched_range_ends;
+  if (!journal.finished) {
+    trace.notes.push_back("the traced process did not finish the trace (crash, kill, or _exit); records after its "
+                          "last flush point are missing");
+  }
+  if (journal.dropped_records > 0) {
+    trace.notes.push_back(std::to_string(journal.dropped_records) +
+                          " CUPTI activity records were dropped for lack of buffer space (raise --buffer-mb)");
+  }
+
+  // Ranges: begin records in id order, then their ends.
+  std::vector<TraceRange> ranges;
+  ranges.reserve(journal.range_begins.size());
+  for (const RangeBeginEvent& b : journal.range_begins) {
+    TraceRange r;
+    r.id = b.id;
+    r.domain = b.domain;
+    r.name = b.name;
+    r.kind = b.kind;
+    r.thread = b.thread;
+    r.parent = b.parent;
+    r.start_ns = b.ts;
+    r.payload = b.payload;
+    ranges.push_back(std::move(r));
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const TraceRange& a, const TraceRange& b) { return a.id < b.id; });
+  auto duplicate = std::unique(ranges.begin(), ranges.end(),
+                               [](const TraceRange& a, const TraceRange& b) { return a.id == b.id; });
+  if (duplicate != ranges.end()) {
+    trace.notes.push_back(std::to_string(ranges.end() - duplicate) +
+                          " range begin records reused an earlier id and were ignored");
+    ranges.erase(duplicate, ranges.end());
+  }
+  std::unordered_map<RangeId, std::size_t> index;
+  for (std::size_t i = 0; i < ranges.size(); ++i) index.emplace(ranges[i].id, i);
+  for (const RangeEndEvent& e : journal.range_ends) {
+    auto it = index.find(e.id);
+    if (it == index.end() || ranges[it->second].end_ns) {
+      ++trace.stats.unmatched_range_ends;
+      continue;
+    }
+    ranges[it->second].end_ns = e.ts;
+  }
+  for (TraceRange& r : ranges) {
+    // A parent opens before its child, so it has a smaller id; anything else is a corrupt record.
+    if (r.parent != kNoRange && (r.parent >= r.id || !index.count(r.parent))) {
+      trace.notes.push_back("range " + std::to_string(r.id) + " (" + r.name + ") named parent " +
+                            std::to_string(r.parent) + ", which is not an earlier range in the journal; made it a root");
+      r.parent = kNoRange;
+    }
+  }
+  std::unordered_map<std::string, std::uint32_t> seen_names;
+  for (TraceRange& r : ranges) r.occurrence = seen_names[r.name]++;
+  trace.stats.ranges_recorded = ranges.size();
+
+  // Scope under the range filter; memoized walk up the parent chain (parents have smaller ids).
+  const auto& filter = journal.header.options.range_filter;
+  std::vector<char> in_scope(ranges.size(), filter ? 0 : 1);
+  if (filter) {
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const TraceRange& r = ranges[i];
+      bool anchor = r.name == filter->name && r.occurrence >= filter->skip;
+      bool parent_in = r.parent != kNoRange && in_scope[index.at(r.parent)];
+      in_scope[i] = anchor || parent_in;
+    }
+    bool any_anchor = std::any_of(ranges.begin(), ranges.end(), [&](const TraceRange& r) { return r.name == filter->name; });
+    if (!any_anchor) {
+      trace.notes.push_back("range filter: no range named '" + filter->name + "' was recorded; nothing was kept");
+    }
+  }
+  auto range_in_scope = [&](RangeId id) {
+    if (!filter) return true;
+    if (id == kNoRange) return false;
+    auto it = index.find(id);
+    return it != index.end() && in_scope[it->second];
+  };
+
+  // Launch sites by correlation id; the first record wins (a runtime call and the driver call it
+  // makes may both report, from the same thread at the same moment).
+  std::unordered_map<std::uint32_t, LaunchSite> launches;
+  launches.reserve(journal.launches.size());
+  for (const LaunchEvent& l : journal.launches) {
+    RangeId range = l.range;
+    if (range != kNoRange && !index.count(range)) range = kNoRange;
+    launches.emplace(l.correlation_id, LaunchSite{l.thread, range});
+  }
+
+  trace.stats.kernels_recorded = journal.kernels.size();
+  const bool attribution_expected = journal.header.options.kinds.nvtx;
+  for (const TraceKernel& k : journal.kernels) {
+    TraceKernel kernel = k;
+    auto it = launches.find(k.correlation_id);
+    if (it != launches.end()) {
+      kernel.thread = it->second.thread;
+      kernel.range = it->second.range;
+    } else {
+      kernel.thread.reset();
+      kernel.range = kNoRange;
+      if (attribution_expected) ++trace.stats.kernels_without_launch;
+    }
+    if (!range_in_scope(kernel.range)) {
+      ++trace.stats.kernels_filtered_out;
+      continue;
+    }
+    trace.kernels.push_back(std::move(kernel));
+  }
+  std::stable_sort(trace.kernels.begin(), trace.kernels.end(),
+                   [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+  if (trace.stats.kernels_without_launch > 0) {
+    trace.notes.push_back(std::to_string(trace.stats.kernels_without_launch) +
+                          " kernels had no matching launch callback and count as outside every range");
+  }
+
+  for (const TransferEvent& t : journal.transfers) {
+    RangeId range = kNoRange;
+    auto it = launches.find(t.correlation_id);
+    if (it == launches.end() && t.runtime_correlation_id != 0) it = launches.find(t.runtime_correlation_id);
+    if (it != launches.end()) range = it->second.range;
+    if (!range_in_scope(range)) continue;
+    TransferTotals& totals = t.is_memset ? trace.memset : trace.memcpy_by_kind[t.copy_kind];
+    totals.count += 1;
+    totals.bytes += t.bytes;
+    totals.total_ns += t.end_ns >= t.start_ns ? t.end_ns - t.start_ns : 0;
+  }
+
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    if (!in_scope[i]) {
+      ++trace.stats.ranges_filtered_out;
+      continue;
+    }
+    TraceRange r = std::move(ranges[i]);
+    if (r.parent != kNoRange && !in_scope[index.at(r.parent)]) r.parent = kNoRange;
+    trace.ranges.push_back(std::move(r));
+  }
+  return trace;
+}
+
+}  // namespace pfx::trace

@@ -1,0 +1,317 @@
+// Journal records as JSON Lines: writing (used by the injection library) and reading back.
+#include "trace/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "trace/json_fields.h"
+#include "util/error.h"
+
+namespace pfx::trace {
+namespace {
+
+std::string line(const json& record) {
+  // Invalid UTF-8 in a kernel or range name must not stop the journal: replace it.
+  return record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+json id_or_null(RangeId id) { return id == kNoRange ? json(nullptr) : json(id); }
+
+RangeId id_from(const json& record, const char* key, const std::string& where) {
+  const json* v = json_optional_field(record, key, where);
+  if (v == nullptr) return kNoRange;
+  RangeId id = json_u64(*v, json_path(where, key));
+  if (id == kNoRange) fail(json_path(where, key), ": range ids start at 1; use null for no range");
+  return id;
+}
+
+std::array<std::int32_t, 3> dim3_from(const json& record, const char* key, const std::string& where) {
+  const json& v = json_field(record, key, where);
+  if (!v.is_array() || v.size() != 3) fail(json_path(where, key), ": expected an array of 3 integers, got ", describe_json(v));
+  std::array<std::int32_t, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) out[i] = json_i32(v[i], json_path(where, std::string(key) + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+}  // namespace
+
+std::string journal_line(const JournalHeader& header) {
+  return line(json{{"t", "header"},
+                   {"schema", kJournalSchema},
+                   {"tool_version", header.tool_version},
+                   {"pid", header.pid},
+                   {"hostname", header.hostname},
+                   {"command", header.command},
+                   {"options", options_to_json(header.options)},
+                   {"start_ns", header.start_ns}});
+}
+
+std::string journal_line(const TrackerEvent& event) {
+  if (const auto* begin = std::get_if<RangeBeginEvent>(&event)) {
+    return line(json{{"t", "range_begin"},
+                     {"id", begin->id},
+                     {"domain", begin->domain},
+                     {"name", begin->name},
+                     {"kind", begin->kind == RangeKind::push_pop ? "push_pop" : "start_end"},
+                     {"thread", begin->thread},
+                     {"parent", id_or_null(begin->parent)},
+                     {"ts", begin->ts},
+                     {"payload", payload_to_json(begin->payload)}});
+  }
+  if (const auto* end = std::get_if<RangeEndEvent>(&event)) {
+    return line(json{{"t", "range_end"}, {"id", end->id}, {"thread", end->thread}, {"ts", end->ts}});
+  }
+  const auto& launch = std::get<LaunchEvent>(event);
+  return line(json{{"t", "launch"},
+                   {"corr", launch.correlation_id},
+                   {"thread", launch.thread},
+                   {"range", id_or_null(launch.range)},
+                   {"api", launch.api ? json(launch.api) : json(nullptr)}});
+}
+
+std::string journal_line(const TraceKernel& k) {
+  return line(json{{"t", "kernel"},
+                   {"name", k.name},
+                   {"mangled", k.mangled},
+                   {"corr", k.correlation_id},
+                   {"device", k.device},
+                   {"context", k.context},
+                   {"stream", k.stream},
+                   {"grid", k.grid},
+                   {"block", k.block},
+                   {"registers", k.registers},
+                   {"static_smem", k.static_smem},
+                   {"dynamic_smem", k.dynamic_smem},
+                   {"local_mem_per_thread", k.local_mem_per_thread},
+                   {"start", k.start_ns},
+                   {"end", k.end_ns}});
+}
+
+std::string journal_line(const TransferEvent& t) {
+  json record{{"t", t.is_memset ? "memset" : "memcpy"},
+              {"corr", t.correlation_id},
+              {"bytes", t.bytes},
+              {"start", t.start_ns},
+              {"end", t.end_ns},
+              {"device", t.device},
+              {"stream", t.stream}};
+  if (!t.is_memset) {
+    record["copy_kind"] = t.copy_kind;
+    record["runtime_corr"] = t.runtime_correlation_id;
+  }
+  return line(record);
+}
+
+std::string journal_line(const TraceDevice& d) {
+  return line(json{{"t", "device"},
+                   {"id", d.id},
+                   {"name", d.name},
+                   {"cc_major", d.cc_major},
+                   {"cc_minor", d.cc_minor},
+                   {"multiprocessors", d.multiprocessors},
+                   {"global_memory_bytes", d.global_memory_bytes},
+                   {"core_clock_khz", d.core_clock_khz}});
+}
+
+std::string journal_dropped_line(std::uint64_t count) { return line(json{{"t", "dropped"}, {"count", count}}); }
+
+std::string journal_counters_line(std::uint64_t unmatched_range_ends) {
+  return line(json{{"t", "counters"}, {"unmatched_range_ends", unmatched_range_ends}});
+}
+
+std::string journal_note_line(std::string_view text) { return line(json{{"t", "note"}, {"text", text}}); }
+
+std::string journal_end_line(std::uint64_t ts) { return line(json{{"t", "end"}, {"ts", ts}}); }
+
+namespace {
+
+void read_record(const json& r, const std::string& where, JournalContents& out) {
+  const std::string type = json_string(json_field(r, "t", where), json_path(where, "t"));
+  auto u64 = [&](const char* key) { return json_u64(json_field(r, key, where), json_path(where, key)); };
+  auto u32 = [&](const char* key) { return json_u32(json_field(r, key, where), json_path(where, key)); };
+  auto i32 = [&](const char* key) { return json_i32(json_field(r, key, where), json_path(where, key)); };
+  auto str = [&](const char* key) { return json_string(json_field(r, key, where), json_path(where, key)); };
+  if (type == "header") {
+    fail(where, "a second header record (two processes wrote one journal?)");
+  } else if (type == "range_begin") {
+    RangeBeginEvent b;
+    b.id = u64("id");
+    if (b.id == kNoRange) fail(json_path(where, "id"), ": range ids start at 1");
+    b.domain = str("domain");
+    b.name = str("name");
+    std::string kind = str("kind");
+    if (kind == "push_pop") b.kind = RangeKind::push_pop;
+    else if (kind == "start_end") b.kind = RangeKind::start_end;
+    else fail(json_path(where, "kind"), ": expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
+    b.thread = u32("thread");
+    b.parent = id_from(r, "parent", where);
+    b.ts = u64("ts");
+    b.payload = payload_from_json(json_field(r, "payload", where), json_path(where, "payload"));
+    out.range_begins.push_back(std::move(b));
+  } else if (type == "range_end") {
+    out.range_ends.push_back(RangeEndEvent{u64("id"), u32("thread"), u64("ts")});
+  } else if (type == "launch") {
+    out.launches.push_back(LaunchEvent{u32("corr"), u32("thread"), id_from(r, "range", where), nullptr});
+  } else if (type == "kernel") {
+    TraceKernel k;
+    k.name = str("name");
+    k.mangled = str("mangled");
+    k.correlation_id = u32("corr");
+    k.device = u32("device");
+    k.context = u32("context");
+    k.stream = u32("stream");
+    k.grid = dim3_from(r, "grid", where);
+    k.block = dim3_from(r, "block", where);
+    k.registers = u32("registers");
+    k.static_smem = i32("static_smem");
+    k.dynamic_smem = i32("dynamic_smem");
+    k.local_mem_per_thread = u32("local_mem_per_thread");
+    k.start_ns = u64("start");
+    k.end_ns = u64("end");
+    out.kernels.push_back(std::move(k));
+  } else if (type == "memcpy" || type == "memset") {
+    TransferEvent t;
+    t.is_memset = type == "memset";
+    t.correlation_id = u32("corr");
+    t.bytes = u64("bytes");
+    t.start_ns = u64("start");
+    t.end_ns = u64("end");
+    t.device = u32("device");
+    t.stream = u32("stream");
+    if (!t.is_memset) {
+      t.copy_kind = str("copy_kind");
+      t.runtime_correlation_id = u32("runtime_corr");
+    }
+    out.transfers.push_back(std::move(t));
+  } else if (type == "device") {
+    TraceDevice d;
+    d.id = u32("id");
+    d.name = str("name");
+    d.cc_major = u32("cc_major");
+    d.cc_minor = u32("cc_minor");
+    d.multiprocessors = u32("multiprocessors");
+    d.global_memory_bytes = u64("global_memory_bytes");
+    d.core_clock_khz = u32("core_clock_khz");
+    out.devices.push_back(std::move(d));
+  } else if (type == "dropped") {
+    out.dropped_records += u64("count");
+  } else if (type == "counters") {
+    // Cumulative: the last one wins.
+    out.unmatched_range_ends = u64("unmatched_range_ends");
+  } else if (type == "note") {
+    out.notes.push_back(str("text"));
+  } else if (type == "end") {
+    out.finished = true;
+  } else {
+    fail(json_path(where, "t"), ": unknown record type \"", type,
+         "\"; expected range_begin, range_end, launch, kernel, memcpy, memset, device, dropped, counters, note or end");
+  }
+}
+
+JournalHeader read_header(const json& r, const std::string& where) {
+  const std::string type = json_string(json_field(r, "t", where), json_path(where, "t"));
+  if (type != "header") fail(where, "expected the header record first, got a \"", type, "\" record");
+  const std::string schema = json_string(json_field(r, "schema", where), json_path(where, "schema"));
+  if (schema != kJournalSchema) fail(json_path(where, "schema"), ": expected \"", kJournalSchema, "\", got \"", schema, "\"");
+  JournalHeader h;
+  h.tool_version = json_string(json_field(r, "tool_version", where), json_path(where, "tool_version"));
+  h.pid = json_u32(json_field(r, "pid", where), json_path(where, "pid"));
+  h.hostname = json_string(json_field(r, "hostname", where), json_path(where, "hostname"));
+  const json& command = json_field(r, "command", where);
+  if (!command.is_array()) fail(json_path(where, "command"), ": expected an array of strings, got ", describe_json(command));
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    h.command.push_back(json_string(command[i], json_path(where, "command[" + std::to_string(i) + "]")));
+  }
+  h.options = options_from_json(json_field(r, "options", where), json_path(where, "options"));
+  h.start_ns = json_u64(json_field(r, "start_ns", where), json_path(where, "start_ns"));
+  return h;
+}
+
+}  // namespace
+
+JournalContents read_journal(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path.string(), ": cannot open journal: ", std::strerror(errno));
+  std::vector<std::string> lines;
+  std::string text;
+  bool last_has_newline = true;
+  while (std::getline(in, text)) {
+    last_has_newline = !in.eof();
+    lines.push_back(std::move(text));
+  }
+  JournalContents out;
+  bool have_header = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = path.string() + ": line " + std::to_string(i + 1) + ": ";
+    if (lines[i].empty()) continue;
+    const bool is_last = i + 1 == lines.size();
+    json record = json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded()) {
+      if (is_last && !out.finished && have_header) {
+        // The process died in the middle of a write: everything before this line is whole.
+        out.notes.push_back("journal line " + std::to_string(i + 1) +
+                            " was cut short (the traced process died while writing it) and was dropped");
+        break;
+      }
+      fail(where, "not valid JSON", is_last && !last_has_newline ? " (cut short)" : "");
+    }
+    if (!have_header) {
+      out.header = read_header(record, where);
+      have_header = true;
+      continue;
+    }
+    if (out.finished) fail(where, "record after the \"end\" record");
+    read_record(record, where, out);
+  }
+  if (!have_header) fail(path.string(), ": empty journal (no header record)");
+  return out;
+}
+
+JournalWriter::~JournalWriter() { close(); }
+
+std::string JournalWriter::open(const std::filesystem::path& path) {
+  std::lock_guard lock(mutex_);
+  if (fd_ >= 0) ::close(fd_);
+  failed_ = false;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    failed_ = true;
+    return path.string() + ": cannot create journal: " + std::strerror(errno);
+  }
+  return "";
+}
+
+std::string JournalWriter::append(std::string_view text) {
+  std::lock_guard lock(mutex_);
+  if (fd_ < 0 || failed_) return "";
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      failed_ = true;
+      return std::string("journal write failed: ") + std::strerror(errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return "";
+}
+
+void JournalWriter::close() {
+  std::lock_guard lock(mutex_);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+bool JournalWriter::is_open() const {
+  std::lock_guard lock(mutex_);
+  return fd_ >= 0 && !failed_;
+}
+
+}  // namespace pfx::trace

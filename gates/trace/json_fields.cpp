@@ -1,0 +1,209 @@
+// Strict typed JSON reads with file/field-path errors; payload and options JSON forms.
+#include "trace/json_fields.h"
+
+#include <cmath>
+#include <limits>
+
+#include "util/error.h"
+
+namespace pfx::trace {
+
+namespace {
+// The location as a message prefix: "f.json: " (a bare file/line prefix) prints as "f.json".
+std::string loc(const std::string& where) {
+  if (where.size() >= 2 && where.compare(where.size() - 2, 2, ": ") == 0) return where.substr(0, where.size() - 2);
+  return where;
+}
+}  // namespace
+
+std::string json_path(const std::string& where, std::string_view key) {
+  if (where.empty() || (where.size() >= 2 && where.compare(where.size() - 2, 2, ": ") == 0)) {
+    return where + std::string(key);
+  }
+  return where + "." + std::string(key);
+}
+
+std::string describe_json(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case json::value_t::string: {
+      std::string text = value.get<std::string>();
+      if (text.size() > 40) text = text.substr(0, 40) + "...";
+      return "string \"" + text + "\"";
+    }
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "number " + value.dump();
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    default: return "an unsupported JSON value";
+  }
+}
+
+const json& json_field(const json& obj, std::string_view key, const std::string& where) {
+  if (!obj.is_object()) fail(loc(where), ": expected an object, got ", describe_json(obj));
+  auto it = obj.find(key);
+  if (it == obj.end()) fail(json_path(where, key), ": missing");
+  return *it;
+}
+
+const json* json_optional_field(const json& obj, std::string_view key, const std::string& where) {
+  if (!obj.is_object()) fail(loc(where), ": expected an object, got ", describe_json(obj));
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::uint64_t json_u64(const json& value, const std::string& where) {
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0) {
+    return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  }
+  fail(loc(where), ": expected an unsigned integer, got ", describe_json(value));
+}
+
+std::uint32_t json_u32(const json& value, const std::string& where) {
+  std::uint64_t v = json_u64(value, where);
+  if (v > std::numeric_limits<std::uint32_t>::max()) {
+    fail(loc(where), ": expected an unsigned 32-bit integer, got ", describe_json(value));
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+std::int32_t json_i32(const json& value, const std::string& where) {
+  if (value.is_number_integer()) {
+    std::int64_t v = value.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                      value.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
+                                                : value.get<std::int64_t>();
+    if (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max()) {
+      return static_cast<std::int32_t>(v);
+    }
+  }
+  fail(loc(where), ": expected a 32-bit integer, got ", describe_json(value));
+}
+
+double json_number(const json& value, const std::string& where) {
+  if (value.is_number()) return value.get<double>();
+  fail(loc(where), ": expected a number, got ", describe_json(value));
+}
+
+bool json_bool(const json& value, const std::string& where) {
+  if (value.is_boolean()) return value.get<bool>();
+  fail(loc(where), ": expected true or false, got ", describe_json(value));
+}
+
+std::string json_string(const json& value, const std::string& where) {
+  if (value.is_string()) return value.get<std::string>();
+  fail(loc(where), ": expected a string, got ", describe_json(value));
+}
+
+const char* payload_type_name(Payload::Type type) {
+  switch (type) {
+    case Payload::Type::none: return "none";
+    case Payload::Type::u64: return "uint64";
+    case Payload::Type::i64: return "int64";
+    case Payload::Type::f64: return "double";
+    case Payload::Type::u32: return "uint32";
+    case Payload::Type::i32: return "int32";
+    case Payload::Type::f32: return "float";
+  }
+  return "none";
+}
+
+std::optional<Payload::Type> payload_type_from_name(const std::string& name) {
+  for (auto type : {Payload::Type::u64, Payload::Type::i64, Payload::Type::f64, Payload::Type::u32,
+                    Payload::Type::i32, Payload::Type::f32}) {
+    if (name == payload_type_name(type)) return type;
+  }
+  return std::nullopt;
+}
+
+json payload_to_json(const Payload& payload) {
+  switch (payload.type) {
+    case Payload::Type::none: return nullptr;
+    case Payload::Type::u64:
+    case Payload::Type::u32: return json{{"type", payload_type_name(payload.type)}, {"value", payload.as_u64}};
+    case Payload::Type::i64:
+    case Payload::Type::i32: return json{{"type", payload_type_name(payload.type)}, {"value", payload.as_i64}};
+    case Payload::Type::f64:
+    case Payload::Type::f32: return json{{"type", payload_type_name(payload.type)}, {"value", payload.as_f64}};
+  }
+  return nullptr;
+}
+
+Payload payload_from_json(const json& value, const std::string& where) {
+  Payload payload;
+  if (value.is_null()) return payload;
+  std::string type_name = json_string(json_field(value, "type", where), json_path(where, "type"));
+  auto type = payload_type_from_name(type_name);
+  if (!type) {
+    fail(json_path(where, "type"), ": unknown payload type \"", type_name, "\"; expected uint64, int64, double, uint32, int32 or float");
+  }
+  payload.type = *type;
+  const json& v = json_field(value, "value", where);
+  const std::string vwhere = json_path(where, "value");
+  switch (payload.type) {
+    case Payload::Type::u64: payload.as_u64 = json_u64(v, vwhere); break;
+    case Payload::Type::u32: payload.as_u64 = json_u32(v, vwhere); break;
+    case Payload::Type::i64:
+      if (!v.is_number_integer()) fail(vwhere, ": expected an integer, got ", describe_json(v));
+      payload.as_i64 = v.get<std::int64_t>();
+      break;
+    case Payload::Type::i32: payload.as_i64 = json_i32(v, vwhere); break;
+    case Payload::Type::f64:
+    case Payload::Type::f32: payload.as_f64 = json_number(v, vwhere); break;
+    case Payload::Type::none: break;
+  }
+  return payload;
+}
+
+json options_to_json(const TraceOptions& options) {
+  json kinds = json::array();
+  if (options.kinds.kernel) kinds.push_back("kernel");
+  if (options.kinds.memcpy) kinds.push_back("memcpy");
+  if (options.kinds.memset) kinds.push_back("memset");
+  if (options.kinds.nvtx) kinds.push_back("nvtx");
+  json filter = nullptr;
+  if (options.range_filter) filter = json{{"name", options.range_filter->name}, {"skip", options.range_filter->skip}};
+  return json{{"kinds", kinds},
+              {"range_filter", filter},
+              {"buffer_mb", options.buffer_mb},
+              {"flush_period_ms", options.flush_period_ms},
+              {"output", options.output},
+              {"keep_journal", options.keep_journal}};
+}
+
+TraceOptions options_from_json(const json& value, const std::string& where) {
+  TraceOptions options;
+  const json& kinds = json_field(value, "kinds", where);
+  if (!kinds.is_array()) fail(json_path(where, "kinds"), ": expected an array of strings, got ", describe_json(kinds));
+  std::string joined;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (!joined.empty()) joined += ',';
+    joined += json_string(kinds[i], json_path(where, "kinds[" + std::to_string(i) + "]"));
+  }
+  if (joined.empty()) {
+    options.kinds = RecordKinds{false, false, false, false};
+  } else {
+    try {
+      options.kinds = parse_kinds(joined);
+    } catch (const Error& e) {
+      fail(json_path(where, "kinds"), ": ", e.what());
+    }
+  }
+  if (const json* filter = json_optional_field(value, "range_filter", where)) {
+    const std::string fwhere = json_path(where, "range_filter");
+    options.range_filter = RangeFilter{json_string(json_field(*filter, "name", fwhere), json_path(fwhere, "name")),
+                                       json_u32(json_field(*filter, "skip", fwhere), json_path(fwhere, "skip"))};
+  }
+  options.buffer_mb = json_u32(json_field(value, "buffer_mb", where), json_path(where, "buffer_mb"));
+  options.flush_period_ms = json_u32(json_field(value, "flush_period_ms", where), json_path(where, "flush_period_ms"));
+  if (const json* output = json_optional_field(value, "output", where)) options.output = json_string(*output, json_path(where, "output"));
+  if (const json* keep = json_optional_field(value, "keep_journal", where)) {
+    options.keep_journal = json_bool(*keep, json_path(where, "keep_journal"));
+  }
+  return options;
+}
+
+}  // namespace pfx::trace

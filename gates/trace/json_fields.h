@@ -1,0 +1,43 @@
+// Strict typed reads from nlohmann::json with errors that name the file and the field path
+// ("t.json: kernels[3].start_ns: expected an unsigned integer, got string \"12\""), plus the JSON
+// forms shared by traces and journals (payloads, options).
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "trace/trace_model.h"
+#include "trace/trace_options.h"
+
+namespace pfx::trace {
+
+using nlohmann::json;
+
+// Joins a location and a key: "f.json: " + "kernels" -> "f.json: kernels"; "f.json: process" +
+// "pid" -> "f.json: process.pid". A location ending in ": " is a file/line prefix.
+std::string json_path(const std::string& where, std::string_view key);
+
+// "string \"abc\"", "number 3", "null", "object", ... (for "got ..." in messages).
+std::string describe_json(const json& value);
+
+// obj[key]; fails "<where>: expected an object" or "<where>.<key>: missing".
+const json& json_field(const json& obj, std::string_view key, const std::string& where);
+// obj[key] or nullptr when absent or null.
+const json* json_optional_field(const json& obj, std::string_view key, const std::string& where);
+
+std::uint64_t json_u64(const json& value, const std::string& where);
+std::uint32_t json_u32(const json& value, const std::string& where);
+std::int32_t json_i32(const json& value, const std::string& where);
+double json_number(const json& value, const std::string& where);
+bool json_bool(const json& value, const std::string& where);
+std::string json_string(const json& value, const std::string& where);
+
+json payload_to_json(const Payload& payload);  // null for Type::none
+Payload payload_from_json(const json& value, const std::string& where);
+
+json options_to_json(const TraceOptions& options);
+TraceOptions options_from_json(const json& value, const std::string& where);
+
+}  // namespace pfx::trace

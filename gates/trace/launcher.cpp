@@ -1,0 +1,222 @@
+// Starts a program with the injection library loaded, waits, and secures its trace.
+#include "trace/launcher.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "trace/assemble.h"
+#include "trace/journal.h"
+#include "trace/trace_json.h"
+#include "util/error.h"
+
+extern char** environ;
+
+#ifndef PFX_TRACE_VERSION
+#define PFX_TRACE_VERSION "unknown"
+#endif
+#ifndef KERNELTRACE_BUILD_LIBRARY
+#define KERNELTRACE_BUILD_LIBRARY ""
+#endif
+
+namespace pfx::trace {
+
+const char* tool_version() { return PFX_TRACE_VERSION; }
+
+std::filesystem::path journal_path_for(const std::filesystem::path& trace_path) {
+  return trace_path.string() + ".journal";
+}
+
+std::filesystem::path find_injection_library(const std::optional<std::filesystem::path>& explicit_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (explicit_path) {
+    if (!fs::is_regular_file(*explicit_path, ec)) fail("--lib ", explicit_path->string(), ": no such file");
+    return fs::absolute(*explicit_path);
+  }
+  if (const char* env = std::getenv(kEnvLibrary); env != nullptr && *env != '\0') {
+    if (!fs::is_regular_file(env, ec)) fail(kEnvLibrary, "=", env, ": no such file");
+    return fs::absolute(env);
+  }
+  std::vector<fs::path> looked;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path beside = self.parent_path() / kInjectionLibraryName;
+    if (fs::is_regular_file(beside, ec)) return beside;
+    looked.push_back(beside);
+  }
+  const fs::path built = KERNELTRACE_BUILD_LIBRARY;
+  if (!built.empty()) {
+    if (fs::is_regular_file(built, ec)) return built;
+    looked.push_back(built);
+  }
+  std::string where;
+  for (const auto& p : looked) where += " " + p.string();
+  fail(kInjectionLibraryName, " not found (looked at:", where, built.empty() ? "; this build has no CUDA, so none was built" : "",
+       "); pass --lib PATH or set ", kEnvLibrary);
+}
+
+std::size_t recover_trace(const std::filesystem::path& journal, const std::filesystem::path& trace_path) {
+  Trace trace = assemble_trace(read_journal(journal));
+  write_trace_file(trace, trace_path);
+  return trace.kernels.size();
+}
+
+namespace {
+
+// Ignores SIGINT/SIGQUIT in the launcher while the program runs (as system(3) does): Ctrl-C stops
+// the program, and the launcher lives on to recover its journal.
+class IgnoreInterrupts {
+ public:
+  IgnoreInterrupts() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
+  }
+  ~IgnoreInterrupts() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  IgnoreInterrupts(const IgnoreInterrupts&) = delete;  // restores process-wide state once
+  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_quit_ {};
+};
+
+// This process's environment with `overrides` applied, as "K=V" strings.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    std::string key = entry.substr(0, entry.find('='));
+    if (!overrides.count(key)) out.push_back(std::move(entry));
+  }
+  for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
+  return out;
+}
+
+// Traces written by processes the program started ("<stem>.pid<N><ext>"), for when the program
+// itself wrote none (a shell wrapper, say).
+std::vector<std::filesystem::path> child_traces(const std::filesystem::path& trace_path) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> out;
+  const std::string stem = trace_path.stem().string() + ".pid";
+  const std::string ext = trace_path.extension().string();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(trace_path.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > stem.size() + ext.size() && name.compare(0, stem.size(), stem) == 0 &&
+        name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+      out.push_back(entry.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TraceRunResult run_traced(const TraceRun& run) {
+  namespace fs = std::filesystem;
+  if (run.command.empty()) fail("no program to trace (expected: -- PROGRAM [ARGS...])");
+  TraceOptions options = run.options;
+  options.output = fs::absolute(options.output).string();  // the program may change directory
+  if (options.output.find("%p") == std::string::npos) {
+    // A trace left by an earlier run must not be mistaken for this run's.
+    std::error_code ec;
+    fs::remove(options.output, ec);
+    fs::remove(journal_path_for(options.output), ec);
+    for (const fs::path& old : child_traces(options.output)) fs::remove(old, ec);
+  }
+  std::map<std::string, std::string> env = options_to_env(options);
+  env["CUDA_INJECTION64_PATH"] = run.library.string();
+  if (options.kinds.nvtx) env["NVTX_INJECTION64_PATH"] = run.library.string();
+  env[kEnvLauncherPid] = std::to_string(getpid());
+  for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+    const char* old = std::getenv(name);
+    if (old != nullptr && env.count(name) && env[name] != old) {
+      std::cerr << "kerneltrace: warning: replacing " << name << "=" << old << " for the traced program\n";
+    }
+  }
+
+  std::vector<std::string> args = run.command;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings = environment_with(env);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  IgnoreInterrupts ignore;
+  // The program gets default SIGINT/SIGQUIT handling back (ignored dispositions survive exec).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) fail("cannot run ", run.command[0], ": ", std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) fail("waiting for ", run.command[0], " failed: ", std::strerror(errno));
+  }
+
+  TraceRunResult result;
+  if (WIFSIGNALED(status)) {
+    result.signaled = true;
+    result.exit_status = 128 + WTERMSIG(status);
+  } else {
+    result.exit_status = WEXITSTATUS(status);
+  }
+  result.trace_path = expand_output_path(options.output, static_cast<std::uint32_t>(pid), /*main_process=*/true);
+  const fs::path journal = journal_path_for(result.trace_path);
+  std::error_code ec;
+  if (fs::is_regular_file(result.trace_path, ec)) {
+    result.trace_written = true;
+    result.message = "wrote " + result.trace_path.string();
+  } else if (fs::is_regular_file(journal, ec)) {
+    try {
+      std::size_t kernels = recover_trace(journal, result.trace_path);
+      result.trace_written = true;
+      result.recovered = true;
+      result.message = "the program did not finish its trace; recovered " + std::to_string(kernels) +
+                       " kernels from " + journal.string() + " into " + result.trace_path.string() +
+                       " (complete=false)";
+    } catch (const Error& e) {
+      result.message = std::string("the program did not finish its trace and its journal is unreadable: ") + e.what();
+    }
+  } else if (std::vector<fs::path> others = child_traces(result.trace_path); others.size() == 1) {
+    result.trace_written = true;
+    result.trace_path = others.front();
+    result.message = "the program wrote no trace itself; the one process it started that used CUDA/NVTX wrote " +
+                     result.trace_path.string();
+  } else if (!others.empty()) {
+    result.message = "the program wrote no trace itself; " + std::to_string(others.size()) +
+                     " processes it started did:";
+    for (const fs::path& p : others) result.message += " " + p.string();
+  } else {
+    result.message = "no trace was written to " + result.trace_path.string() +
+                     ": the program never initialized CUDA or NVTX, or the injection library failed to load "
+                     "(its messages, prefixed 'kerneltrace:', are on stderr above)";
+  }
+  return result;
+}
+
+}  // namespace pfx::trace

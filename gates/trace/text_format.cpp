@@ -1,0 +1,73 @@
+// Thousands separators, percentages and aligned text tables for the trace reports.
+#include "trace/text_format.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pfx::trace {
+
+std::string with_commas(std::uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string with_commas_signed(std::int64_t value) {
+  if (value == 0) return "0";
+  std::uint64_t magnitude = value < 0 ? static_cast<std::uint64_t>(-(value + 1)) + 1 : static_cast<std::uint64_t>(value);
+  return (value < 0 ? "-" : "+") + with_commas(magnitude);
+}
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string percent(double fraction, int decimals) { return fixed(fraction * 100.0, decimals) + "%"; }
+
+std::string signed_percent(std::optional<double> percent_value) {
+  if (!percent_value) return "new";
+  std::string text = fixed(*percent_value, 1);
+  if (*percent_value >= 0 && text != "0.0") text = "+" + text;
+  if (text == "-0.0") text = "0.0";
+  return text + "%";
+}
+
+TextTable::TextTable(std::vector<std::string> header, std::size_t max_first) : max_first_(max_first) {
+  rows_.push_back(std::move(header));
+}
+
+void TextTable::add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+std::string TextTable::str() const {
+  std::size_t columns = 0;
+  for (const auto& row : rows_) columns = std::max(columns, row.size());
+  std::vector<std::vector<std::string>> cells = rows_;
+  for (auto& row : cells) {
+    row.resize(columns);
+    if (!row.empty() && row[0].size() > max_first_ && max_first_ > 3) row[0] = row[0].substr(0, max_first_ - 3) + "...";
+  }
+  std::vector<std::size_t> width(columns, 0);
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < columns; ++c) {
+      const std::string& cell = row[c];
+      std::string pad(width[c] - cell.size(), ' ');
+      if (c > 0) line += "  ";
+      line += c == 0 ? cell + pad : pad + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace pfx::trace

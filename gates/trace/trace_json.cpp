@@ -1,0 +1,270 @@
+// Trace <-> JSON ("kerneltrace/1") with strict validation on read.
+#include "trace/trace_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "trace/json_fields.h"
+#include "util/error.h"
+
+namespace pfx::trace {
+namespace {
+
+json id_or_null(RangeId id) { return id == kNoRange ? json(nullptr) : json(id); }
+
+json totals_to_json(const TransferTotals& t) {
+  return json{{"count", t.count}, {"bytes", t.bytes}, {"total_ns", t.total_ns}};
+}
+
+TransferTotals totals_from_json(const json& v, const std::string& where) {
+  return TransferTotals{json_u64(json_field(v, "count", where), where + ".count"),
+                        json_u64(json_field(v, "bytes", where), where + ".bytes"),
+                        json_u64(json_field(v, "total_ns", where), where + ".total_ns")};
+}
+
+const json& array_field(const json& obj, const char* key, const std::string& where) {
+  const json& v = json_field(obj, key, where);
+  if (!v.is_array()) fail(json_path(where, key), ": expected an array, got ", describe_json(v));
+  return v;
+}
+
+std::array<std::int32_t, 3> dim3_from_json(const json& v, const std::string& where) {
+  if (!v.is_array() || v.size() != 3) fail(where, ": expected an array of 3 integers, got ", describe_json(v));
+  return {json_i32(v[0], where + "[0]"), json_i32(v[1], where + "[1]"), json_i32(v[2], where + "[2]")};
+}
+
+}  // namespace
+
+json trace_to_json(const Trace& trace) {
+  json devices = json::array();
+  for (const TraceDevice& d : trace.devices) {
+    devices.push_back(json{{"id", d.id},
+                           {"name", d.name},
+                           {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                           {"multiprocessors", d.multiprocessors},
+                           {"global_memory_bytes", d.global_memory_bytes},
+                           {"core_clock_khz", d.core_clock_khz}});
+  }
+  json ranges = json::array();
+  for (const TraceRange& r : trace.ranges) {
+    ranges.push_back(json{{"id", r.id},
+                          {"domain", r.domain},
+                          {"name", r.name},
+                          {"kind", r.kind == RangeKind::push_pop ? "push_pop" : "start_end"},
+                          {"thread", r.thread},
+                          {"parent", id_or_null(r.parent)},
+                          {"start_ns", r.start_ns},
+                          {"end_ns", r.end_ns ? json(*r.end_ns) : json(nullptr)},
+                          {"payload", payload_to_json(r.payload)},
+                          {"occurrence", r.occurrence}});
+  }
+  json kernels = json::array();
+  for (const TraceKernel& k : trace.kernels) {
+    kernels.push_back(json{{"name", k.name},
+                           {"mangled", k.mangled},
+                           {"correlation_id", k.correlation_id},
+                           {"device", k.device},
+                           {"context", k.context},
+                           {"stream", k.stream},
+                           {"grid", k.grid},
+                           {"block", k.block},
+                           {"registers", k.registers},
+                           {"static_smem", k.static_smem},
+                           {"dynamic_smem", k.dynamic_smem},
+                           {"local_mem_per_thread", k.local_mem_per_thread},
+                           {"start_ns", k.start_ns},
+                           {"end_ns", k.end_ns},
+                           {"thread", k.thread ? json(*k.thread) : json(nullptr)},
+                           {"range", id_or_null(k.range)}});
+  }
+  json memcpy = json::object();
+  for (const auto& [kind, totals] : trace.memcpy_by_kind) memcpy[kind] = totals_to_json(totals);
+  const TraceStats& s = trace.stats;
+  return json{{"schema", kTraceSchema},
+              {"complete", trace.complete},
+              {"tool", {{"name", "kerneltrace"}, {"version", trace.tool_version}}},
+              {"process", {{"pid", trace.pid}, {"hostname", trace.hostname}, {"command", trace.command}}},
+              {"options", options_to_json(trace.options)},
+              {"devices", devices},
+              {"stats",
+               {{"kernels_recorded", s.kernels_recorded},
+                {"kernels_without_launch", s.kernels_without_launch},
+                {"kernels_filtered_out", s.kernels_filtered_out},
+                {"ranges_recorded", s.ranges_recorded},
+                {"ranges_filtered_out", s.ranges_filtered_out},
+                {"unmatched_range_ends", s.unmatched_range_ends},
+                {"dropped_activity_records", s.dropped_activity_records}}},
+              {"notes", trace.notes},
+              {"ranges", ranges},
+              {"kernels", kernels},
+              {"memcpy", memcpy},
+              {"memset", totals_to_json(trace.memset)}};
+}
+
+Trace trace_from_json(const json& root, const std::string& source) {
+  const std::string& w = source;
+  if (!root.is_object()) fail(w, ": expected a JSON object at the top, got ", describe_json(root));
+  const std::string schema = json_string(json_field(root, "schema", w + ": "), w + ": schema");
+  if (schema != kTraceSchema) {
+    fail(w, ": schema: expected \"", kTraceSchema, "\", got \"", schema,
+         "\" (a journal? run `kerneltrace recover` on it first)");
+  }
+  Trace t;
+  auto at = [&](const std::string& path) { return w + ": " + path; };
+  t.complete = json_bool(json_field(root, "complete", at("")), at("complete"));
+  const json& tool = json_field(root, "tool", at(""));
+  t.tool_version = json_string(json_field(tool, "version", at("tool")), at("tool.version"));
+  const json& process = json_field(root, "process", at(""));
+  t.pid = json_u32(json_field(process, "pid", at("process")), at("process.pid"));
+  t.hostname = json_string(json_field(process, "hostname", at("process")), at("process.hostname"));
+  const json& command = array_field(process, "command", at("process"));
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    t.command.push_back(json_string(command[i], at("process.command[" + std::to_string(i) + "]")));
+  }
+  t.options = options_from_json(json_field(root, "options", at("")), at("options"));
+
+  const json& devices = array_field(root, "devices", at(""));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const std::string dw = at("devices[" + std::to_string(i) + "]");
+    const json& d = devices[i];
+    TraceDevice dev;
+    dev.id = json_u32(json_field(d, "id", dw), dw + ".id");
+    dev.name = json_string(json_field(d, "name", dw), dw + ".name");
+    std::string cc = json_string(json_field(d, "compute_capability", dw), dw + ".compute_capability");
+    unsigned major = 0, minor = 0;
+    char dot = 0;
+    std::istringstream ccin(cc);
+    if (!(ccin >> major >> dot >> minor) || dot != '.') {
+      fail(dw, ".compute_capability: expected \"MAJOR.MINOR\", got \"", cc, "\"");
+    }
+    dev.cc_major = major;
+    dev.cc_minor = minor;
+    dev.multiprocessors = json_u32(json_field(d, "multiprocessors", dw), dw + ".multiprocessors");
+    dev.global_memory_bytes = json_u64(json_field(d, "global_memory_bytes", dw), dw + ".global_memory_bytes");
+    dev.core_clock_khz = json_u32(json_field(d, "core_clock_khz", dw), dw + ".core_clock_khz");
+    t.devices.push_back(std::move(dev));
+  }
+
+  const json& stats = json_field(root, "stats", at(""));
+  auto stat = [&](const char* key) { return json_u64(json_field(stats, key, at("stats")), json_path(at("stats"), key)); };
+  t.stats.kernels_recorded = stat("kernels_recorded");
+  t.stats.kernels_without_launch = stat("kernels_without_launch");
+  t.stats.kernels_filtered_out = stat("kernels_filtered_out");
+  t.stats.ranges_recorded = stat("ranges_recorded");
+  t.stats.ranges_filtered_out = stat("ranges_filtered_out");
+  t.stats.unmatched_range_ends = stat("unmatched_range_ends");
+  t.stats.dropped_activity_records = stat("dropped_activity_records");
+
+  const json& notes = array_field(root, "notes", at(""));
+  for (std::size_t i = 0; i < notes.size(); ++i) t.notes.push_back(json_string(notes[i], at("notes[" + std::to_string(i) + "]")));
+
+  const json& ranges = array_field(root, "ranges", at(""));
+  std::set<RangeId> ids;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const std::string rw = at("ranges[" + std::to_string(i) + "]");
+    const json& r = ranges[i];
+    TraceRange range;
+    range.id = json_u64(json_field(r, "id", rw), rw + ".id");
+    if (range.id == kNoRange) fail(rw, ".id: range ids start at 1");
+    if (!ids.insert(range.id).second) fail(rw, ".id: range id ", range.id, " appears twice");
+    range.domain = json_string(json_field(r, "domain", rw), rw + ".domain");
+    range.name = json_string(json_field(r, "name", rw), rw + ".name");
+    std::string kind = json_string(json_field(r, "kind", rw), rw + ".kind");
+    if (kind == "push_pop") range.kind = RangeKind::push_pop;
+    else if (kind == "start_end") range.kind = RangeKind::start_end;
+    else fail(rw, ".kind: expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
+    range.thread = json_u32(json_field(r, "thread", rw), rw + ".thread");
+    if (const json* parent = json_optional_field(r, "parent", rw)) range.parent = json_u64(*parent, rw + ".parent");
+    range.start_ns = json_u64(json_field(r, "start_ns", rw), rw + ".start_ns");
+    if (const json* end = json_optional_field(r, "end_ns", rw)) {
+      range.end_ns = json_u64(*end, rw + ".end_ns");
+      if (*range.end_ns < range.start_ns) fail(rw, ".end_ns: ", *range.end_ns, " is before start_ns ", range.start_ns);
+    }
+    range.payload = payload_from_json(json_field(r, "payload", rw), rw + ".payload");
+    range.occurrence = json_u32(json_field(r, "occurrence", rw), rw + ".occurrence");
+    t.ranges.push_back(std::move(range));
+  }
+  for (std::size_t i = 0; i < t.ranges.size(); ++i) {
+    const TraceRange& r = t.ranges[i];
+    if (r.parent != kNoRange && !ids.count(r.parent)) {
+      fail(at("ranges[" + std::to_string(i) + "].parent"), ": range ", r.parent, " is not in ranges");
+    }
+    if (r.parent != kNoRange && r.parent >= r.id) {
+      fail(at("ranges[" + std::to_string(i) + "].parent"), ": parent ", r.parent,
+           " must be an earlier range (smaller id) than ", r.id);
+    }
+  }
+  std::sort(t.ranges.begin(), t.ranges.end(), [](const TraceRange& a, const TraceRange& b) { return a.id < b.id; });
+
+  const json& kernels = array_field(root, "kernels", at(""));
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const std::string kw = at("kernels[" + std::to_string(i) + "]");
+    const json& k = kernels[i];
+    TraceKernel kernel;
+    auto u32 = [&](const char* key) { return json_u32(json_field(k, key, kw), kw + "." + key); };
+    auto i32 = [&](const char* key) { return json_i32(json_field(k, key, kw), kw + "." + key); };
+    kernel.name = json_string(json_field(k, "name", kw), kw + ".name");
+    kernel.mangled = json_string(json_field(k, "mangled", kw), kw + ".mangled");
+    kernel.correlation_id = u32("correlation_id");
+    kernel.device = u32("device");
+    kernel.context = u32("context");
+    kernel.stream = u32("stream");
+    kernel.grid = dim3_from_json(json_field(k, "grid", kw), kw + ".grid");
+    kernel.block = dim3_from_json(json_field(k, "block", kw), kw + ".block");
+    kernel.registers = u32("registers");
+    kernel.static_smem = i32("static_smem");
+    kernel.dynamic_smem = i32("dynamic_smem");
+    kernel.local_mem_per_thread = u32("local_mem_per_thread");
+    kernel.start_ns = json_u64(json_field(k, "start_ns", kw), kw + ".start_ns");
+    kernel.end_ns = json_u64(json_field(k, "end_ns", kw), kw + ".end_ns");
+    if (kernel.end_ns < kernel.start_ns) {
+      fail(kw, ".end_ns: ", kernel.end_ns, " is before start_ns ", kernel.start_ns);
+    }
+    if (const json* thread = json_optional_field(k, "thread", kw)) kernel.thread = json_u32(*thread, kw + ".thread");
+    if (const json* range = json_optional_field(k, "range", kw)) {
+      kernel.range = json_u64(*range, kw + ".range");
+      if (!ids.count(kernel.range)) fail(kw, ".range: range ", kernel.range, " is not in ranges");
+    }
+    t.kernels.push_back(std::move(kernel));
+  }
+  std::stable_sort(t.kernels.begin(), t.kernels.end(),
+                   [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });
+
+  const json& memcpy = json_field(root, "memcpy", at(""));
+  if (!memcpy.is_object()) fail(at("memcpy"), ": expected an object of copy kinds, got ", describe_json(memcpy));
+  for (const auto& [kind, totals] : memcpy.items()) t.memcpy_by_kind[kind] = totals_from_json(totals, at("memcpy." + kind));
+  t.memset = totals_from_json(json_field(root, "memset", at("")), at("memset"));
+  return t;
+}
+
+Trace load_trace(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path.string(), ": cannot open trace: ", std::strerror(errno));
+  json root;
+  try {
+    root = json::parse(in);
+  } catch (const json::parse_error& e) {
+    fail(path.string(), ": not valid JSON (byte ", e.byte, "): ", e.what());
+  }
+  return trace_from_json(root, path.string());
+}
+
+void write_trace_file(const Trace& trace, const std::filesystem::path& path) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(tmp.string(), ": cannot create: ", std::strerror(errno));
+    out << trace_to_json(trace).dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+    out.flush();
+    if (!out) fail(tmp.string(), ": write failed: ", std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) fail(path.string(), ": cannot rename ", tmp.string(), " over it: ", ec.message());
+}
+
+}  // namespace pfx::trace
