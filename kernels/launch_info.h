@@ -4,7 +4,8 @@
 // `pfx_kernel_launch_info` prints from this registry), so the config struct stays the one source.
 //
 // Usage, at namespace scope in the kernel's .cu file (name = the kernel as c++filt prints it,
-// without namespace, return type and parameters, e.g. "k_attn_flash_prefill<128>"):
+// without return type, parameters and any namespace/class qualifiers, template arguments
+// included: "k_attn_flash_prefill<128>", "k_gemv_fast<WeightQ8_0, 8>"):
 //   PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_warp", RmsnormWarpCfg::kThreads, 0);
 #pragma once
 #include <vector>

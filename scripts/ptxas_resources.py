@@ -107,8 +107,13 @@ def demangle(names):
     return dict(zip(names, lines))
 
 
+RE_SCOPE = re.compile(r"(?:[A-Za-z_]\w*|\(anonymous namespace\))::")
+
+
 def short_name(demangled):
-    """'void pfx::kernels::k_x<64>(int, float)' -> 'k_x<64>': drop parameters, return type, scopes."""
+    """'void pfx::kernels::k_x<pfx::W, 64>(int)' -> 'k_x<W, 64>': drop the parameters, the return
+    type and every namespace/class qualifier (inside template arguments too)."""
+    demangled = demangled.replace("(anonymous namespace)", "anonymous_namespace")
     depth, cut = 0, len(demangled)
     for i, ch in enumerate(demangled):
         if ch == "<":
@@ -134,7 +139,7 @@ def short_name(demangled):
         elif depth == 0 and ch == " ":
             start = i + 1
         i += 1
-    return head[start:]
+    return RE_SCOPE.sub("", head[start:])
 
 
 def assemble(args):
@@ -168,7 +173,7 @@ def assemble(args):
     for mangled, rel, k in entries:
         name = short_name(names[mangled])
         info = by_name.get(name)
-        if info is None:
+        if info is None and name not in seen:
             print("ptxas_resources.py: warning: %s (%s) has no registered launch shape "
                   "(PFX_KERNEL_LAUNCH_INFO); threads_per_block/dynamic_smem_bytes = null" % (name, rel),
                   file=sys.stderr)

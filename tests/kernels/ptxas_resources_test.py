@@ -95,6 +95,18 @@ class Assemble(unittest.TestCase):
         self.assertIn("no ptxas report", p.stderr)
 
 
+class ShortName(unittest.TestCase):
+    def test_strips_scopes_everywhere(self):
+        sys.path.insert(0, os.path.dirname(SCRIPT))
+        import ptxas_resources as pr
+        self.assertEqual(pr.short_name("pfx::kernels::k_rmsnorm_warp(float const*, int)"), "k_rmsnorm_warp")
+        self.assertEqual(pr.short_name("void pfx::kernels::k_attn_flash_prefill<128>(unsigned short const*)"),
+                         "k_attn_flash_prefill<128>")
+        self.assertEqual(pr.short_name("void pfx::kern::gemm_dev::(anonymous namespace)::k_gemv_fast<"
+                                       "pfx::kern::gemm_dev::WeightQ8_0, 8>(pfx::kern::gemm_dev::"
+                                       "(anonymous namespace)::GemvParams)"), "k_gemv_fast<WeightQ8_0, 8>")
+
+
 class Capture(unittest.TestCase):
     def test_keeps_stderr_and_exit_code(self):
         with tempfile.TemporaryDirectory() as d:
