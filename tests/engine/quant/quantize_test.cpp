@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/gguf/python_runner.h"
+#include "engine/quant/golden_input.h"
 #include "gguf/gguf.h"
 #include "quant/blocks.h"
 #include "quant/dequant.h"
@@ -236,5 +237,35 @@ TEST(QuantizeQuality, CloseToLlamaCppOnFixtureWeights) {
     std::cout << "  " << pfx::quant::type_name(type) << " over " << tensors << " tensors: our RMSE / llama.cpp's = "
               << ratio << " (q8_0 noise removed; " << raw_ratio << " raw)\n";
     EXPECT_LT(ratio, 1.03) << file;
+  }
+}
+
+// ggml's reference q4_K/q6_K quantizers' bytes for a fixed input (data/README.md says how they
+// were made): ours must be identical, block for block.
+TEST(QuantizeBitExact, Q4KAndQ6KMatchGgmlReferenceBytes) {
+  const auto x = pfx::test::golden_input();
+  for (Type t : {Type::Q4_K, Type::Q6_K}) {
+    const fs::path path = fs::path(PFX_TESTS_DIR) / "engine/quant/data" /
+                          ("ggml_ref_" + std::string(pfx::quant::type_name(t)) + ".bin");
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << "missing golden file " << path;
+    const std::vector<uint8_t> want((std::istreambuf_iterator<char>(in)), {});
+    const int64_t rb = pfx::quant::row_bytes(t, pfx::test::kGoldenCols);
+    ASSERT_EQ(static_cast<int64_t>(want.size()), rb * pfx::test::kGoldenRows) << path;
+    std::vector<uint8_t> got(want.size());
+    for (int r = 0; r < pfx::test::kGoldenRows; ++r) {
+      pfx::quant::quantize_row(t, x.data() + static_cast<size_t>(r) * pfx::test::kGoldenCols, got.data() + r * rb,
+                               pfx::test::kGoldenCols);
+    }
+    const int64_t bsize = pfx::quant::traits(t).type_size;
+    int64_t differing = 0, first = -1;
+    for (int64_t b = 0; b < static_cast<int64_t>(got.size()) / bsize; ++b) {
+      if (std::memcmp(got.data() + b * bsize, want.data() + b * bsize, static_cast<size_t>(bsize)) != 0) {
+        if (first < 0) first = b;
+        ++differing;
+      }
+    }
+    EXPECT_EQ(differing, 0) << pfx::quant::type_name(t) << ": " << differing << " of " << got.size() / bsize
+                            << " blocks differ from ggml's, first block " << first << " (row " << first * bsize / rb << ")";
   }
 }
