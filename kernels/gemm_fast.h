@@ -7,8 +7,8 @@
 // fp16 in memory + cuBLAS with fp32 compute) is therefore a bit-faithful reference: the two differ
 // only in the order of the fp32 additions.
 //
-// Weight types: q4_K (12), q6_K (14), q8_0 (8). Anything else returns a reason from
-// gemm_fast_unsupported_reason() and the caller takes the generic path.
+// Weight types: q4_K (12), q6_K (14), q8_0 (8), and f16 (1, no decoding). Anything else returns a
+// reason from gemm_fast_unsupported_reason() and the caller takes the generic path.
 //
 // Plain C++: the engine includes this header and nothing from the device side.
 #pragma once

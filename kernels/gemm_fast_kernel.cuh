@@ -75,7 +75,7 @@ struct GemmCfg {
   static_assert(kUseWgmma || ((kBT / kWarpsT) % 16 == 0 && (kBN / kWarpsN) % 16 == 0), "mma.sync warp tile: 16 x 16 multiples");
   static_assert(!kUseWgmma || kBN == 128 || kBN == 256, "wgmma flavour: n128 or n256");
   static_assert(NI % 2 == 0, "SwiGLU pairs gate and up halves of a warp's columns");
-  static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "threads per block");
+  static_assert(kThreads <= ::pfx::kernels::sm90::kMaxThreadsPerBlock, "threads per block");
   static_assert(MI * NI * 4 <= 128, "accumulators: at most 128 fp32 registers per thread");
 };
 
@@ -83,7 +83,7 @@ struct GemmCfg {
 // SwiGLU: each warp(group)'s WN columns are WN/2 gate rows then the same WN/2 up rows, so a thread
 // holds g and u of one output element in accumulators ni and ni + NI/2.
 template <class Cfg, bool kSwi>
-__device__ __forceinline__ void slot_row(int slot, int tile_n, int& mat, int& n) {
+PFX_GEMM_HD void slot_row(int slot, int tile_n, int& mat, int& n) {
   if constexpr (kSwi) {
     constexpr int kHalf = Cfg::WN / 2;
     const int blk = slot / Cfg::WN, j = slot % Cfg::WN;
@@ -99,10 +99,12 @@ __device__ __forceinline__ uint32_t swz(int row, int chunk) {
   return static_cast<uint32_t>(row * 128 + ((chunk ^ (row & 7)) << 4));
 }
 
-__device__ __forceinline__ float silu_mul(float g, float u) { return __fdiv_rn(g, 1.0f + expf(-g)) * u; }
+// silu(g)·u = g / (1 + exp(-g)) · u in fp32; the reciprocal (correctly rounded) avoids the division
+// slow path and its stack frame, and differs from a true division by at most one ulp.
+__device__ __forceinline__ float silu_mul(float g, float u) { return g * __frcp_rn(1.0f + expf(-g)) * u; }
 
 template <class Cfg, class W, bool kSwi>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_fast(const GemmParams p) {
+__device__ __forceinline__ void gemm_fast_body(const GemmParams& p) {
   constexpr int BT = Cfg::BT, BN = Cfg::BN, S = Cfg::S, NT = Cfg::kThreads;
   constexpr int MI = Cfg::MI, NI = Cfg::NI;
   extern __shared__ uint8_t smem_dyn[];
@@ -129,8 +131,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_fast(co
     int mat = 0, n = 0;
     slot_row<Cfg, kSwi>(slot < BN ? slot : 0, tile_n, mat, n);
     const bool ok = idx < kWChunks && n < p.n_rows;
-    w_row[i] = ok ? p.w[mat] + static_cast<int64_t>(n) * p.row_bytes : nullptr;
-    w_end[i] = p.w_end[mat];
+    w_row[i] = ok ? (mat ? p.w[1] : p.w[0]) + static_cast<int64_t>(n) * p.row_bytes : nullptr;
+    w_end[i] = mat ? p.w_end[1] : p.w_end[0];  // a select: indexing the parameter array would copy it to the stack
   }
 
   auto load_tile = [&](int kt, int stage) {
@@ -226,6 +228,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_fast(co
     if constexpr (Cfg::kWgmma) {
       const uint32_t xa = xs_u + stage * Cfg::kXStageBytes + (warp >> 2) * 64 * 128;
       const uint32_t wb = wd_u + buf * Cfg::kWdBytes;
+      fence_accumulators(acc);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
@@ -261,6 +264,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_fast(co
       if (i + 1 < nk) dequant_tile(i + 1, (i + 1) % S, buf ^ 1);
       fence_proxy_async_smem();
       wgmma_wait<0>();
+      fence_accumulators(acc);
     } else {
       if (i + 1 < nk) dequant_tile(i + 1, (i + 1) % S, buf ^ 1);
       mma_tile(stage, buf);

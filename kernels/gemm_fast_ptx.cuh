@@ -56,6 +56,13 @@ template <int kPending>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
+// Keeps the compiler from moving accumulator reads/writes across a wgmma issue or wait (the
+// registers belong to the tensor cores in between).
+template <int N>
+__device__ __forceinline__ void fence_accumulators(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
 // Orders this thread's generic-proxy shared-memory writes (st.shared, cp.async) before later
 // async-proxy reads (wgmma operands); a barrier after it extends that to the other threads.
 __device__ __forceinline__ void fence_proxy_async_smem() {

@@ -21,8 +21,8 @@ struct GemmVariantInfo {
   bool wgmma;          // sm_90a warpgroup MMA (else mma.sync m16n8k16)
 };
 
-// Every compiled variant for a weight type (all variants exist for q4_K, q6_K and q8_0), in a
-// fixed order; the index is what the *_variant functions take.
+// Every compiled variant for a weight type (q4_K, q6_K, q8_0, f16: the lists differ where a
+// tile does not fit shared memory), in a fixed order; the index is what the *_variant functions take.
 const std::vector<GemmVariantInfo>& gemm_fast_variants(uint32_t ggml_type);
 
 // The variant gemm_fast / gemm_fast_swiglu would run for this call.

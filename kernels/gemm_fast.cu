@@ -1,0 +1,189 @@
+// Host side of the fast quantized GEMM (kernels/gemm_fast.h): precondition checks with reasons,
+// the variant table, the per-shape choice of variant, and the public entry points. The kernels
+// live in gemm_fast_kernel.cuh, instantiated per weight type in gemm_fast_q4k.cu / _q6k.cu /
+// _q8_0.cu; the decode mat-vec in gemm_fast_gemv.cu.
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "kernels/gemm_fast.h"
+#include "kernels/gemm_fast_internal.h"
+#include "kernels/gemm_fast_kernel.cuh"
+#include "util/error.h"
+
+namespace pfx::kern {
+
+namespace {
+
+constexpr uint32_t kF16 = 1, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;
+
+struct TypeShape {
+  const char* name;
+  int64_t block_elems, block_bytes;
+};
+
+const TypeShape* fast_type(uint32_t t) {
+  static constexpr TypeShape kQ8{"q8_0", 32, 34}, kQ4{"q4_K", 256, 144}, kQ6{"q6_K", 256, 210}, kF{"f16", 1, 2};
+  switch (t) {
+    case kF16: return &kF;
+    case kQ8_0: return &kQ8;
+    case kQ4K: return &kQ4;
+    case kQ6K: return &kQ6;
+    default: return nullptr;
+  }
+}
+
+const std::vector<detail::GemmVariantEntry>& entries(uint32_t t) {
+  switch (t) {
+    case kQ4K: return detail::gemm_variants_q4k();
+    case kQ6K: return detail::gemm_variants_q6k();
+    case kQ8_0: return detail::gemm_variants_q8_0();
+    case kF16: return detail::gemm_variants_f16();
+    default: fail("gemm_fast: weight type id ", t, " has no fast kernel");
+  }
+}
+
+// Empty when the matrix suits the kernels. Cheap when it does (the engine asks before every GEMM):
+// the message is only built for a rejection.
+std::string matrix_reason(const QuantMatrixView& w) {
+  const TypeShape* ts = fast_type(w.ggml_type);
+  if (ts == nullptr)
+    return "weight type id " + std::to_string(w.ggml_type) + " has no fast kernel (q4_K, q6_K, q8_0, f16 only)";
+  const auto what = [&](const char* why) {
+    return std::string(ts->name) + " matrix [" + std::to_string(w.rows) + ", " + std::to_string(w.cols) + "]: " + why;
+  };
+  if (w.data == nullptr) return what("data pointer is null");
+  if (reinterpret_cast<uintptr_t>(w.data) % 16 != 0) return what("data is not 16-byte aligned");
+  if (w.rows < 2 || w.cols < 64) return what("needs at least 2 rows and 64 columns");
+  if (w.cols % ts->block_elems != 0)
+    return what(("columns are not a multiple of the block size " + std::to_string(ts->block_elems)).c_str());
+  if (w.cols % 64 != 0) return what("columns are not a multiple of the 64-wide k-tile");
+  if (w.rows % 2 != 0) return what("rows (output columns) must be even: the epilogue stores pairs");
+  // 32-bit index arithmetic in the kernels: K·T and N stay far below these bounds in practice.
+  if (w.rows > (int64_t{1} << 24) || w.cols > (int64_t{1} << 24)) return what("dimension above 2^24");
+  return {};
+}
+
+int64_t row_bytes(const QuantMatrixView& w) {
+  const TypeShape* ts = fast_type(w.ggml_type);
+  return w.cols / ts->block_elems * ts->block_bytes;
+}
+
+void require_ok(const std::string& why, const char* fn) {
+  if (!why.empty()) fail(fn, ": ", why);
+}
+
+void require_pointers(const char* fn, const uint16_t* x16, const void* y, uint64_t y_align) {
+  if (x16 == nullptr || y == nullptr) fail(fn, ": null activation or output pointer");
+  if (reinterpret_cast<uintptr_t>(x16) % 16 != 0) fail(fn, ": x16 is not 16-byte aligned");
+  if (reinterpret_cast<uintptr_t>(y) % y_align != 0) fail(fn, ": output is not ", y_align, "-byte aligned");
+}
+
+int mode_of(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::StoreF32: return gemm_dev::kStoreF32;
+    case GemmEpilogue::AccumulateF32: return gemm_dev::kAccumulateF32;
+    case GemmEpilogue::StoreF16: return gemm_dev::kStoreF16;
+  }
+  fail("gemm_fast: unknown epilogue ", static_cast<int>(e));
+}
+
+int find_variant(uint32_t type, const char* name) {
+  const auto& v = entries(type);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (std::string(v[i].info.name) == name) return static_cast<int>(i);
+  return 0;
+}
+
+detail::GemmLaunch launch_args(const QuantMatrixView& w, const void* w1, const uint16_t* x16, int64_t T, void* y,
+                               int mode, cudaStream_t stream) {
+  return detail::GemmLaunch{w.data, w1, row_bytes(w), w.rows, w.cols, T, x16, y, mode, stream};
+}
+
+}  // namespace
+
+std::string gemm_fast_unsupported_reason(const QuantMatrixView& w, int64_t T) {
+  if (T < 1) return "T = " + std::to_string(T) + ": needs at least one token";
+  if (T > std::numeric_limits<int32_t>::max() / 2) return "T = " + std::to_string(T) + " is too large";
+  return matrix_reason(w);
+}
+
+std::string gemm_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T) {
+  std::string why = gemm_fast_unsupported_reason(gate, T);
+  if (!why.empty()) return "gate: " + why;
+  why = matrix_reason(up);
+  if (!why.empty()) return "up: " + why;
+  if (gate.ggml_type != up.ggml_type || gate.rows != up.rows || gate.cols != up.cols)
+    return "gate and up differ in type or shape";
+  return {};
+}
+
+const std::vector<GemmVariantInfo>& gemm_fast_variants(uint32_t ggml_type) {
+  static const auto build = [](uint32_t t) {
+    std::vector<GemmVariantInfo> out;
+    for (const auto& e : entries(t)) out.push_back(e.info);
+    return out;
+  };
+  static const std::vector<GemmVariantInfo> q4 = build(kQ4K), q6 = build(kQ6K), q8 = build(kQ8_0), f16 = build(kF16);
+  switch (ggml_type) {
+    case kF16: return f16;
+    case kQ4K: return q4;
+    case kQ6K: return q6;
+    case kQ8_0: return q8;
+    default: fail("gemm_fast_variants: weight type id ", ggml_type, " has no fast kernel");
+  }
+}
+
+// The choice per shape. Provisional until measured on the H200 (tests/kernels/gemm/NOTES.md has
+// the numbers behind each entry).
+int gemm_fast_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) {
+  (void)T;
+  (void)N;
+  (void)K;
+  return find_variant(ggml_type, "mma_t128_n128_w8_s4") ;
+}
+
+int gemm_fast_swiglu_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) {
+  return gemm_fast_pick_variant(ggml_type, T, 2 * N, K);
+}
+
+void gemm_fast_variant(int variant, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,
+                       GemmEpilogue epilogue, cudaStream_t stream) {
+  require_ok(gemm_fast_unsupported_reason(w, T), "gemm_fast");
+  require_pointers("gemm_fast", x16, y, epilogue == GemmEpilogue::StoreF16 ? 4 : 8);
+  const auto& v = entries(w.ggml_type);
+  if (variant < 0 || variant >= static_cast<int>(v.size()))
+    fail("gemm_fast_variant: variant ", variant, " out of range [0, ", v.size(), ")");
+  v[static_cast<size_t>(variant)].plain(launch_args(w, nullptr, x16, T, y, mode_of(epilogue), stream));
+}
+
+void gemm_fast_swiglu_variant(int variant, const QuantMatrixView& gate, const QuantMatrixView& up,
+                              const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream) {
+  require_ok(gemm_fast_swiglu_unsupported_reason(gate, up, T), "gemm_fast_swiglu");
+  require_pointers("gemm_fast_swiglu", x16, a16, 4);
+  const auto& v = entries(gate.ggml_type);
+  if (variant < 0 || variant >= static_cast<int>(v.size()))
+    fail("gemm_fast_swiglu_variant: variant ", variant, " out of range [0, ", v.size(), ")");
+  v[static_cast<size_t>(variant)].swiglu(launch_args(gate, up.data, x16, T, a16, gemm_dev::kSwiglu, stream));
+}
+
+void gemm_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+               cudaStream_t stream) {
+  gemm_fast_variant(gemm_fast_pick_variant(w.ggml_type, T, w.rows, w.cols), w, x16, T, y, epilogue, stream);
+}
+
+void gemm_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
+                      uint16_t* a16, cudaStream_t stream) {
+  gemm_fast_swiglu_variant(gemm_fast_swiglu_pick_variant(gate.ggml_type, T, gate.rows, gate.cols), gate, up, x16, T,
+                           a16, stream);
+}
+
+void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+               cudaStream_t stream) {
+  require_ok(gemm_fast_unsupported_reason(w, T), "gemv_fast");
+  if (T > kGemvMaxT) fail("gemv_fast: T = ", T, " is above kGemvMaxT = ", kGemvMaxT, " (use gemm_fast)");
+  require_pointers("gemv_fast", x16, y, epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
+  detail::gemv_launch(w.ggml_type, launch_args(w, nullptr, x16, T, y, mode_of(epilogue), stream));
+}
+
+}  // namespace pfx::kern

@@ -1,0 +1,42 @@
+// Internals shared by the fast-GEMM translation units (gemm_fast.cu: host API and dispatch;
+// gemm_fast_q4k.cu / _q6k.cu / _q8_0.cu / _f16.cu: kernel instantiations per weight type;
+// gemm_fast_gemv.cu).
+// Plain C++.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/gemm_fast_variants.h"
+
+namespace pfx::kern::detail {
+
+// One launch, shapes already validated by the caller.
+struct GemmLaunch {
+  const void* w0;      // weights (SwiGLU: gate)
+  const void* w1;      // SwiGLU: up; else nullptr
+  int64_t row_bytes;   // bytes per weight row
+  int64_t N, K, T;
+  const uint16_t* x;   // [T, K] fp16
+  void* y;             // [T, N]
+  int mode;            // gemm_dev::EpilogueMode
+  cudaStream_t stream;
+};
+using GemmLaunchFn = void (*)(const GemmLaunch&);
+
+struct GemmVariantEntry {
+  GemmVariantInfo info;
+  GemmLaunchFn plain;
+  GemmLaunchFn swiglu;
+};
+
+const std::vector<GemmVariantEntry>& gemm_variants_q4k();
+const std::vector<GemmVariantEntry>& gemm_variants_q6k();
+const std::vector<GemmVariantEntry>& gemm_variants_q8_0();
+const std::vector<GemmVariantEntry>& gemm_variants_f16();
+
+// Decode mat-vec, 1 <= T <= kGemvMaxT (gemm_fast_gemv.cu).
+void gemv_launch(uint32_t ggml_type, const GemmLaunch& a);
+
+}  // namespace pfx::kern::detail

@@ -1,0 +1,19 @@
+// Fast-GEMM kernel instantiations for q4_K weights (the bulk of a Q4_K_M model).
+#include "kernels/gemm_fast_launch.cuh"
+
+namespace pfx::kern::detail {
+
+const std::vector<GemmVariantEntry>& gemm_variants_q4k() {
+  using namespace gemm_dev;
+  using W = WeightQ4K;
+  static const std::vector<GemmVariantEntry> v = {
+      variant_entry<CfgMmaW8S4, W>("mma_t128_n128_w8_s4"),
+      variant_entry<CfgMmaW4S3, W>("mma_t128_n128_w4_s3"),
+      variant_entry<CfgWgN128S3, W>("wgmma_t128_n128_s3"),
+      variant_entry<CfgWgN128S4, W>("wgmma_t128_n128_s4"),
+      variant_entry<CfgWgN256S3, W>("wgmma_t128_n256_s3"),
+  };
+  return v;
+}
+
+}  // namespace pfx::kern::detail

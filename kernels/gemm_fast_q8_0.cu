@@ -1,0 +1,17 @@
+// Fast-GEMM kernel instantiations for q8_0 weights.
+#include "kernels/gemm_fast_launch.cuh"
+
+namespace pfx::kern::detail {
+
+const std::vector<GemmVariantEntry>& gemm_variants_q8_0() {
+  using namespace gemm_dev;
+  using W = WeightQ8_0;
+  static const std::vector<GemmVariantEntry> v = {
+      variant_entry<CfgMmaW8S4, W>("mma_t128_n128_w8_s4"),
+      variant_entry<CfgWgN128S3x1, W>("wgmma_t128_n128_s3"),
+      variant_entry<CfgWgN256S3, W>("wgmma_t128_n256_s3"),
+  };
+  return v;
+}
+
+}  // namespace pfx::kern::detail

@@ -1,0 +1,384 @@
+// GPU tests of the fast quantized GEMM / GEMV (label gpu; each skips with the reason where no GPU
+// is usable). Every variant of every weight type is checked, on random data (never zeros),
+// with outputs poisoned (NaN) before each run:
+//  - bit-exact fp16 weights: X = identity makes Y = W16ᵀ exactly, so every dequantized weight is
+//    compared bit for bit with fp16_rn(quant::dequantize_row);
+//  - vs a float64 CPU reference at ragged token counts, every epilogue, and the fused SwiGLU;
+//  - vs cuBLAS on the same fp16 weights (the generic path's arithmetic) at 7B shapes: near-bitwise;
+//  - run-to-run bit-identical output.
+// Tolerances: fp32 accumulation of exact products differs from float64 by a few fp32 ulps of
+// Σ|x·w| (abssum); 1e-5·abssum leaves room for the tensor cores' accumulation order while one
+// wrong weight (≈ abssum/K ≥ 1e-4·abssum at these K) or a wrong scale still fails.
+#include <cublas_v2.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemm_reference.h"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_fast.h"
+#include "kernels/gemm_fast_variants.h"
+#include "kernels/gpu_test_support.h"
+#include "quant/fp16.h"
+
+namespace pfx::kern::test {
+namespace {
+
+using kernels::test::compare;
+using kernels::test::DeviceBuffer;
+using kernels::test::fp16_ulp;
+using kernels::test::halves_to_double;
+using kernels::test::Stream;
+using kernels::test::to_double;
+
+constexpr int64_t kSmallN = 264;  // two full 128-row tiles and a ragged 8 (one and a ragged half of 256)
+constexpr double kRelTol = 1e-5;  // × Σ|x·w|, vs the float64 reference
+constexpr double kCublasTol = 2e-6;  // × Σ|x·w|, vs cuBLAS on identical fp16 operands
+
+// K of the small problems: q6_K (1050-byte rows) and q8_0 (1156-byte rows) start rows at every
+// even offset mod 16, so every misalignment of the staging is exercised.
+int64_t small_k(uint32_t t) { return t == kQ6K ? 1280 : t == kQ8_0 ? 1088 : 1024; }  // f16: 1024
+
+struct Weights {
+  uint32_t type;
+  int64_t N, K;
+  std::vector<uint8_t> raw;
+  std::vector<uint16_t> w16;  // reference fp16 weights [N, K]
+  std::unique_ptr<DeviceBuffer<uint8_t>> dev;
+  QuantMatrixView view() const { return {dev->get(), type, N, K}; }
+};
+
+Weights make_weights(uint32_t type, int64_t N, int64_t K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Weights w{type, N, K, random_weights(type, N, K, rng), {}, nullptr};
+  w.w16 = reference_weights_f16(type, w.raw, N, K);
+  w.dev = std::make_unique<DeviceBuffer<uint8_t>>(w.raw);
+  return w;
+}
+
+std::string label(uint32_t type, const GemmVariantInfo& v, int64_t T, const char* what) {
+  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T) + " " + what;
+}
+
+std::vector<float> random_floats(size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) do x = u(rng); while (std::fabs(x) < 1e-3f);
+  return v;
+}
+
+// ---- X = identity: Y[t][n] = w16[n][t] exactly (one product with 1.0, the rest exact zeros) ----
+TEST(GemmFast, WeightsBitExactThroughIdentity) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (uint32_t type : kFastTypes) {
+    const int64_t K = type == kQ6K ? 768 : type == kQ8_0 ? 576 : 512, T = K;
+    const Weights w = make_weights(type, kSmallN, K, 100 + type);
+    std::vector<uint16_t> eye(static_cast<size_t>(T * K), 0);
+    for (int64_t t = 0; t < T; ++t) eye[static_cast<size_t>(t * K + t)] = 0x3C00;  // 1.0
+    DeviceBuffer<uint16_t> x(eye);
+    DeviceBuffer<uint16_t> y16(static_cast<size_t>(T * kSmallN));
+    DeviceBuffer<float> y32(static_cast<size_t>(T * kSmallN));
+    const auto& variants = gemm_fast_variants(type);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!variant_selected(variants[v].name)) continue;
+      y16.poison();
+      y32.poison();
+      gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
+      gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), T, y32.get(), GemmEpilogue::StoreF32, stream.get());
+      stream.sync();
+      const std::vector<uint16_t> g16 = y16.download();
+      const std::vector<float> g32 = y32.download();
+      int64_t bad = 0;
+      for (int64_t t = 0; t < T; ++t) {
+        for (int64_t n = 0; n < kSmallN; ++n) {
+          const uint16_t want = w.w16[static_cast<size_t>(n * K + t)];
+          const uint16_t got = g16[static_cast<size_t>(t * kSmallN + n)];
+          const float got32 = g32[static_cast<size_t>(t * kSmallN + n)];
+          const bool both_zero = (want & 0x7FFF) == 0 && (got & 0x7FFF) == 0;
+          const bool ok16 = got == want || both_zero;
+          const bool ok32 = got32 == quant::fp16_to_fp32(want);  // -0 == +0
+          if (!ok16 || !ok32) {
+            if (++bad <= 8)
+              ADD_FAILURE() << label(type, variants[v], T, "identity") << ": w[" << n << "][" << t << "] want 0x"
+                            << std::hex << want << " got fp16 0x" << got << std::dec << " / fp32 " << got32;
+          }
+        }
+      }
+      EXPECT_EQ(bad, 0) << label(type, variants[v], T, "identity");
+      if (bad == 0)
+        std::printf("  %s: all %lld weights bit-identical\n", label(type, variants[v], T, "identity").c_str(),
+                    static_cast<long long>(T * kSmallN));
+    }
+  }
+}
+
+// ---- random data vs float64, ragged T, every epilogue, every variant ----
+TEST(GemmFast, RandomMatchesCpuReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(7);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kSmallN, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 200 + type);
+    for (int64_t T : {1, 7, 33, 128, 511, 513}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      DeviceBuffer<uint16_t> y16(static_cast<size_t>(T * N));
+      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
+      std::vector<double> acc_ref(ref.y.size());
+      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
+      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+      const auto& variants = gemm_fast_variants(type);
+      for (size_t v = 0; v < variants.size(); ++v) {
+      if (!variant_selected(variants[v].name)) continue;
+        const int vi = static_cast<int>(v);
+        y.poison();
+        gemm_fast_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        EXPECT_TRUE(compare(label(type, variants[v], T, "StoreF32"), to_double(y.download()), ref.y, tol));
+
+        y.upload(y0);
+        gemm_fast_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+        EXPECT_TRUE(compare(label(type, variants[v], T, "AccumulateF32"), to_double(y.download()), acc_ref,
+                            [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
+
+        y16.poison();
+        gemm_fast_variant(vi, w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
+        EXPECT_TRUE(compare(label(type, variants[v], T, "StoreF16"), halves_to_double(y16.download()), ref.y,
+                            [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+      }
+    }
+  }
+}
+
+// Bound on |a − silu(g)·u| when g, u carry errors eg, eu (|d silu/dg| ≤ 1.1), plus the fp16
+// rounding of a and a few fp32 ulps of the epilogue's exp / reciprocal.
+double swiglu_tol(double g, double u, double eg, double eu) {
+  const double a = silu_mul_ref(g, u);
+  return 1.1 * std::fabs(u) * eg + std::fabs(silu_mul_ref(g, 1.0)) * eu + fp16_ulp(a) + std::fabs(a) * 1e-6 + 1e-30;
+}
+
+TEST(GemmFast, SwigluMatchesCpuReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(8);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kSmallN, K = small_k(type);
+    const Weights gate = make_weights(type, N, K, 300 + type), up = make_weights(type, N, K, 400 + type);
+    for (int64_t T : {7, 300}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference g = reference_gemm(xh, gate.w16, T, N, K), u = reference_gemm(xh, up.w16, T, N, K);
+      std::vector<double> a_ref(g.y.size());
+      for (size_t i = 0; i < a_ref.size(); ++i) a_ref[i] = silu_mul_ref(g.y[i], u.y[i]);
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<uint16_t> a(static_cast<size_t>(T * N));
+      const auto& variants = gemm_fast_variants(type);
+      for (size_t v = 0; v < variants.size(); ++v) {
+      if (!variant_selected(variants[v].name)) continue;
+        a.poison();
+        gemm_fast_swiglu_variant(static_cast<int>(v), gate.view(), up.view(), x.get(), T, a.get(), stream.get());
+        EXPECT_TRUE(compare(label(type, variants[v], T, "SwiGLU"), halves_to_double(a.download()), a_ref,
+                            [&](size_t i, double) {
+                              return swiglu_tol(g.y[i], u.y[i], kRelTol * g.abssum[i], kRelTol * u.abssum[i]);
+                            }));
+      }
+    }
+  }
+}
+
+// ---- cuBLAS on the same fp16 weights: the generic path's arithmetic, at 7B shapes ----
+class Cublas {
+ public:
+  Cublas() { CUBLAS_CHECK(cublasCreate(&h_)); }
+  ~Cublas() { cublasDestroy(h_); }
+  Cublas(const Cublas&) = delete;  // owns the handle
+  Cublas& operator=(const Cublas&) = delete;
+  // Y[T,N] (fp32) = X[T,K] · W[N,K]ᵀ, fp16 operands, fp32 compute: the generic path's call.
+  void gemm(const uint16_t* w16, const uint16_t* x16, float* y, int64_t T, int64_t N, int64_t K, cudaStream_t s) {
+    CUBLAS_CHECK(cublasSetStream(h_, s));
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(h_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(T),
+                              static_cast<int>(K), &alpha, w16, CUDA_R_16F, static_cast<int>(K), x16, CUDA_R_16F,
+                              static_cast<int>(K), &beta, y, CUDA_R_32F, static_cast<int>(N), CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+  }
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+std::vector<uint16_t> abs_halves(std::vector<uint16_t> v) {
+  for (auto& h : v) h &= 0x7FFF;
+  return v;
+}
+
+struct CublasCase {
+  uint32_t type;
+  int64_t N, K, T;
+};
+
+TEST(GemmFast, MatchesCublasAt7BShapes) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Cublas cublas;
+  std::mt19937_64 rng(9);
+  const CublasCase cases[] = {{kQ4K, 4096, 4096, 512}, {kQ6K, 4096, 11008, 512}, {kQ8_0, 4096, 4096, 512},
+                              {kQ4K, 11008, 4096, 2048}};
+  for (const CublasCase& c : cases) {
+    const Weights w = make_weights(c.type, c.N, c.K, 500 + c.type + static_cast<uint64_t>(c.N));
+    const std::vector<uint16_t> xh = random_activations(c.T * c.K, rng);
+    DeviceBuffer<uint16_t> x(xh), w16(w.w16), xa(abs_halves(xh)), wa(abs_halves(w.w16));
+    DeviceBuffer<float> yc(static_cast<size_t>(c.T * c.N)), abssum(static_cast<size_t>(c.T * c.N)),
+        y(static_cast<size_t>(c.T * c.N));
+    cublas.gemm(w16.get(), x.get(), yc.get(), c.T, c.N, c.K, stream.get());
+    cublas.gemm(wa.get(), xa.get(), abssum.get(), c.T, c.N, c.K, stream.get());
+    const std::vector<double> ref = to_double(yc.download()), abs_ref = to_double(abssum.download());
+    const auto tol = [&](size_t i, double) { return kCublasTol * abs_ref[i] + 1e-30; };
+    auto check = [&](const std::string& what) {
+      const std::vector<double> got = to_double(y.download());
+      double worst = 0;
+      for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - ref[i]) / abs_ref[i]);
+      std::printf("  %s: max |y - cuBLAS| / sum|x*w| = %.3g\n", what.c_str(), worst);
+      EXPECT_TRUE(compare(what + " vs cuBLAS", got, ref, tol));
+      return got;
+    };
+    const auto& variants = gemm_fast_variants(c.type);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!variant_selected(variants[v].name)) continue;
+      y.poison();
+      gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<double> first = check(label(c.type, variants[v], c.T, ("N=" + std::to_string(c.N) + " K=" + std::to_string(c.K)).c_str()));
+      // Same input twice: bit-identical (no atomics, fixed reduction order).
+      y.poison();
+      gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<float> second = y.download();
+      int64_t differ = 0;
+      for (size_t i = 0; i < second.size(); ++i) differ += static_cast<double>(second[i]) != first[i];
+      EXPECT_EQ(differ, 0) << label(c.type, variants[v], c.T, "run-to-run") << ": " << differ << " elements differ";
+    }
+    // The public entry point (the dispatcher's choice) with the residual epilogue.
+    const std::vector<float> y0 = random_floats(static_cast<size_t>(c.T * c.N), rng);
+    y.upload(y0);
+    gemm_fast(w.view(), x.get(), c.T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+    std::vector<double> acc_ref(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref[i];
+    EXPECT_TRUE(compare(std::string(type_name(c.type)) + " gemm_fast AccumulateF32 vs cuBLAS", to_double(y.download()),
+                        acc_ref, [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
+  }
+}
+
+TEST(GemmFast, SwigluMatchesCublasAt7BShape) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Cublas cublas;
+  std::mt19937_64 rng(10);
+  const int64_t N = 11008, K = 4096, T = 512;
+  const Weights gate = make_weights(kQ4K, N, K, 601), up = make_weights(kQ4K, N, K, 602);
+  const std::vector<uint16_t> xh = random_activations(T * K, rng);
+  DeviceBuffer<uint16_t> x(xh), xa(abs_halves(xh));
+  std::vector<double> g, u, ga, ua;
+  for (const Weights* w : {&gate, &up}) {
+    DeviceBuffer<uint16_t> w16(w->w16), wa(abs_halves(w->w16));
+    DeviceBuffer<float> out(static_cast<size_t>(T * N)), outa(static_cast<size_t>(T * N));
+    cublas.gemm(w16.get(), x.get(), out.get(), T, N, K, stream.get());
+    cublas.gemm(wa.get(), xa.get(), outa.get(), T, N, K, stream.get());
+    (w == &gate ? g : u) = to_double(out.download());
+    (w == &gate ? ga : ua) = to_double(outa.download());
+  }
+  std::vector<double> a_ref(g.size());
+  for (size_t i = 0; i < a_ref.size(); ++i) a_ref[i] = silu_mul_ref(g[i], u[i]);
+  DeviceBuffer<uint16_t> a(static_cast<size_t>(T * N));
+  const auto& variants = gemm_fast_variants(kQ4K);
+  for (size_t v = 0; v <= variants.size(); ++v) {
+    if (v < variants.size() && !variant_selected(variants[v].name)) continue;
+    a.poison();
+    std::string what;
+    if (v < variants.size()) {
+      gemm_fast_swiglu_variant(static_cast<int>(v), gate.view(), up.view(), x.get(), T, a.get(), stream.get());
+      what = label(kQ4K, variants[v], T, "SwiGLU 11008x4096 vs cuBLAS");
+    } else {
+      gemm_fast_swiglu(gate.view(), up.view(), x.get(), T, a.get(), stream.get());
+      what = "q4_K gemm_fast_swiglu T=512 SwiGLU 11008x4096 vs cuBLAS";
+    }
+    EXPECT_TRUE(compare(what, halves_to_double(a.download()), a_ref, [&](size_t i, double) {
+      return swiglu_tol(g[i], u[i], kCublasTol * ga[i], kCublasTol * ua[i]);
+    }));
+  }
+}
+
+// ---- decode mat-vec ----
+TEST(GemvFast, RandomMatchesCpuReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(11);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kSmallN, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 700 + type);
+    for (int64_t T : {1, 2, 5, 8}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+      DeviceBuffer<uint16_t> x(xh), y16(static_cast<size_t>(T * N));
+      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+      const std::string what = std::string(type_name(type)) + " gemv T=" + std::to_string(T);
+      y.poison();
+      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      EXPECT_TRUE(compare(what + " StoreF32", to_double(y.download()), ref.y, tol));
+      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
+      std::vector<double> acc_ref(ref.y.size());
+      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
+      y.upload(y0);
+      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+      EXPECT_TRUE(compare(what + " AccumulateF32", to_double(y.download()), acc_ref,
+                          [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
+      y16.poison();
+      gemv_fast(w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
+      EXPECT_TRUE(compare(what + " StoreF16", halves_to_double(y16.download()), ref.y,
+                          [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+    }
+  }
+}
+
+// One-hot activation rows: y[t][n] = w16[n][k_t] exactly, for 8 spread-out k_t per launch.
+TEST(GemvFast, OneHotRowsGiveExactWeights) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kSmallN, K = small_k(type), T = 8;
+    const Weights w = make_weights(type, N, K, 800 + type);
+    int64_t bad = 0;
+    for (int64_t round = 0; round < 16; ++round) {
+      std::vector<uint16_t> xh(static_cast<size_t>(T * K), 0);
+      std::vector<int64_t> kt(T);
+      for (int64_t t = 0; t < T; ++t) {
+        kt[static_cast<size_t>(t)] = (round * 8 + t) * 37 % K;
+        xh[static_cast<size_t>(t * K + kt[static_cast<size_t>(t)])] = 0x3C00;
+      }
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      y.poison();
+      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<float> got = y.download();
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t n = 0; n < N; ++n) {
+          const uint16_t want = w.w16[static_cast<size_t>(n * K + kt[static_cast<size_t>(t)])];
+          if (got[static_cast<size_t>(t * N + n)] != quant::fp16_to_fp32(want) && ++bad <= 8)
+            ADD_FAILURE() << type_name(type) << " gemv one-hot: w[" << n << "][" << kt[static_cast<size_t>(t)]
+                          << "] want " << quant::fp16_to_fp32(want) << " got " << got[static_cast<size_t>(t * N + n)];
+        }
+    }
+    EXPECT_EQ(bad, 0);
+    if (bad == 0) std::printf("  %s gemv one-hot: 16 x 8 x %lld weights exact\n", type_name(type), static_cast<long long>(N));
+  }
+}
+
+}  // namespace
+}  // namespace pfx::kern::test
