@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU session for the fast GEMM: host checks, the GPU tests (mma.sync and wgmma variants in
 # separate processes, so a crash in one flavour cannot hide the other's results), optional
-# compute-sanitizer memcheck/racecheck on a small case, then gemm_bench. Builds nothing: BIN_DIR
+# gemm_bench, then compute-sanitizer memcheck/racecheck on a small case (last: least important
+# within a 300 s lease). Builds nothing: BIN_DIR
 # holds test_gemm_fast, test_gemm_fast_host and gemm_bench (see stage_for_gpu.sh).
 #   tests/kernels/gemm/run_on_gpu.sh BIN_DIR OUT
 # Writes OUT/*.log, OUT/bench.csv, OUT/summary.txt; prints the summary last.
@@ -34,9 +35,9 @@ run() {  # name timeout cmd...
   return $rc
 }
 
-run host_checks 60 "$bin/test_gemm_fast_host" --gtest_color=no
-PFX_GEMM_VARIANTS=mma_ run gpu_tests_mma 150 "$bin/test_gemm_fast" --gtest_color=no
-PFX_GEMM_VARIANTS=wgmma_ run gpu_tests_wgmma 150 "$bin/test_gemm_fast" --gtest_color=no
+run host_checks 30 "$bin/test_gemm_fast_host" --gtest_color=no
+PFX_GEMM_VARIANTS=mma_ run gpu_tests_mma 75 "$bin/test_gemm_fast" --gtest_color=no
+PFX_GEMM_VARIANTS=wgmma_ run gpu_tests_wgmma 75 "$bin/test_gemm_fast" --gtest_color=no
 wg_rc=$?
 
 bench_variants=""
@@ -45,9 +46,14 @@ if [[ $wg_rc -ne 0 && $wg_rc -ne 1 ]]; then
   say "wgmma test process died (rc=$wg_rc): benchmarking the mma.sync variants only"
 fi
 
+PFX_GEMM_VARIANTS=$bench_variants run bench 100 "$bin/gemm_bench" --csv "$out/bench.csv"
+say ""
+sed -n '/== summary/,$p' "$out/bench.log" | tee -a "$summary"
+grep -E "gemv_fast|swiglu" "$out/bench.log" | tee -a "$summary" >/dev/null
+
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
-    PFX_GEMM_VARIANTS=mma_t128_n128_w8,wgmma_t128_n128_s3 run "sanitizer_$tool" 60 \
+    PFX_GEMM_VARIANTS=mma_t128_n128_w8,wgmma_t128_n128_s3 run "sanitizer_$tool" 20 \
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/test_gemm_fast" --gtest_color=no \
       --gtest_filter=GemmFast.WeightsBitExactThroughIdentity
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Hazard|Invalid" "$out/sanitizer_$tool.log" | sort | uniq -c | head -5 | sed 's/^/    /' | tee -a "$summary"
@@ -56,7 +62,3 @@ else
   say "compute-sanitizer: not found on this machine"
 fi
 
-PFX_GEMM_VARIANTS=$bench_variants run bench 240 "$bin/gemm_bench" --csv "$out/bench.csv"
-say ""
-sed -n '/== summary/,$p' "$out/bench.log" | tee -a "$summary"
-grep -E "gemv_fast|swiglu" "$out/bench.log" | tee -a "$summary" >/dev/null
