@@ -51,6 +51,7 @@ say ""
 sed -n '/== summary/,$p' "$out/bench.log" | tee -a "$summary"
 grep -E "gemv_fast|swiglu" "$out/bench.log" | tee -a "$summary" >/dev/null
 
+export PATH="$PATH:/usr/local/cuda/bin"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
     PFX_GEMM_VARIANTS=mma_t128_n128_w8,wgmma_t128_n128_s3 run "sanitizer_$tool" 20 \
