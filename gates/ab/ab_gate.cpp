@@ -129,6 +129,11 @@ GateResult run_ab_gate(const GateContext& ctx) {
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }
+  if (auto probe = gpu_probe(ctx)) {
+    r.checks.push_back(*probe);
+    finish(r, ctx.profile, ctx.deadline.elapsed());
+    return r;
+  }
   const auto model = ctx.models.resolve(model_name, ctx.deadline.remaining());
   if (!model.ok) {
     c.status = model.unavailable ? Status::Skipped : Status::Fail;
@@ -237,8 +242,8 @@ GateResult run_ab_gate(const GateContext& ctx) {
 
   const std::string ci = signed_pct(ab.ci_pct.lo) + ".." + signed_pct(ab.ci_pct.hi);
   std::string clocks = any_clock ? "SM clock " + std::to_string(clock_min) +
-                                       (clock_max != clock_min ? "-" + std::to_string(clock_max) : "") + " MHz, max " +
-                                       std::to_string(temp_max) + " °C"
+                                       (clock_max != clock_min ? "-" + std::to_string(clock_max) : "") + " MHz" +
+                                       (temp_max ? ", max " + std::to_string(temp_max) + " °C" : std::string(", temperature not sampled"))
                                  : "SM clock not sampled (" + (gpu.available() ? std::string("no reading") : gpu.why_unavailable()) + ")";
   if (throttled_pairs) clocks += ", THROTTLED in " + std::to_string(throttled_pairs) + " pairs (set aside)";
   r.evidence = "A/B interleaved " + std::to_string(ab.wins) + "/" + std::to_string(ab.pairs) + " wins: " + fixed(med_a, 1) +

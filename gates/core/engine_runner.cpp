@@ -119,8 +119,8 @@ EngineCall EngineRunner::bench(const fs::path& model, const std::vector<int>& pr
                                int warmup, const std::string& path, double timeout_s,
                                const std::function<void()>& on_tick) const {
   std::vector<std::string> a = {"bench", "--model", model.string(), "-p", join_ints(prompt_lengths),
-                                "-n", std::to_string(n_gen), "-r", std::to_string(reps),
-                                "--warmup", std::to_string(warmup), "--json"};
+                                "-r", std::to_string(reps), "--warmup", std::to_string(warmup), "--json"};
+  if (n_gen > 0) a.insert(a.end(), {"-n", std::to_string(n_gen)});  // no decode test unless asked
   if (!path.empty()) a.insert(a.end(), {"--path", path});
   return call(a, timeout_s, true, on_tick);
 }

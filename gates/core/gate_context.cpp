@@ -155,6 +155,22 @@ std::optional<std::string> missing_capability(const Build& b, const std::string&
   return std::nullopt;
 }
 
+std::optional<Check> gpu_probe(const GateContext& ctx) {
+  static std::map<std::string, std::optional<Check>> cache;  // per prefill binary, for one landing process
+  const std::string key = ctx.candidate.prefill.string();
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const auto& root = ctx.profile.data();
+  if (!root.contains("gpu_probe_model") || !root["gpu_probe_model"].is_string()) return std::nullopt;
+  const auto model = ctx.models.resolve(root["gpu_probe_model"].get<std::string>(), ctx.deadline.remaining());
+  if (!model.ok) return std::nullopt;  // no probe possible: the gate finds out itself
+  ctx.say("GPU probe: prefill bench on " + model.path.filename().string());
+  const auto call = ctx.engine(ctx.candidate).bench(model.path, {16}, 0, 1, 0, "", std::min(300.0, ctx.deadline.remaining()));
+  std::optional<Check> out;
+  if (!call.ok()) out = failed_call_check("gpu-probe", call, "GPU probe");
+  cache[key] = out;
+  return out;
+}
+
 void finish(GateResult& r, const GateProfile& profile, double elapsed_s) {
   for (auto& c : r.checks) {
     if (c.status != Status::Fail || !c.waivable) continue;

@@ -86,6 +86,11 @@ struct GateContext {
 Check failed_call_check(const std::string& name, const EngineCall& call, const std::string& what);
 // Reason the build cannot serve a gate (capability missing in `--version --json`), or nullopt.
 std::optional<std::string> missing_capability(const Build& b, const std::string& list, const std::string& name);
+// Asks the candidate build whether a GPU answers, with a short `prefill bench` on the profile's
+// gpu_probe_model (cached per build), before a gate prepares big inputs (a 7B model). Returns the
+// check to record when it does not (SKIPPED for exit 3, FAIL for a crash), nullopt when it does or
+// when the profile names no probe model.
+std::optional<Check> gpu_probe(const GateContext& ctx);
 // Applies the profile's waivers to FAIL checks, then settles the gate status; a gate disabled by
 // the profile never gets here.
 void finish(GateResult& r, const GateProfile& profile, double started_elapsed_s);

@@ -118,7 +118,7 @@ void settle_from_checks(GateResult& r) {
     reason = std::to_string(n_waived) + " of " + std::to_string(n) + " checks failed but are waived in the candidate's gate profile";
   } else {
     r.status = Status::Pass;
-    reason = "all " + std::to_string(n_pass) + " checks passed";
+    reason = n == 1 ? r.checks.front().reason : "all " + std::to_string(n_pass) + " checks passed";
   }
   if (r.reason.empty()) r.reason = reason;
 }

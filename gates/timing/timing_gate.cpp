@@ -84,6 +84,11 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
   const json budgets = ctx.profile.gate("timing").value("role_budgets", json::array());
   if (!budgets.is_array()) fail(ctx.profile.origin(), ": gates.timing.role_budgets: expected a list of {role, max_regression_pct}");
   fs::create_directories(ctx.work_dir);
+  if (auto probe = gpu_probe(ctx)) {
+    r.checks.push_back(*probe);
+    finish(r, ctx.profile, ctx.deadline.elapsed());
+    return r;
+  }
   json per_model = json::array();
   std::vector<std::string> evidence;
 

@@ -1,0 +1,248 @@
+// The landing run orchestration (see landing_run.h).
+#include "landing/landing_run.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/build_cache.h"
+#include "core/environment.h"
+#include "core/git.h"
+#include "landing/gate_registry.h"
+#include "report/ledger.h"
+#include "util/error.h"
+#include "util/fixtures.h"
+
+namespace pfx::gates {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Prepared {
+  fs::path repo, cache, fixtures;
+  std::string profile_rel;
+  GateProfile profile;
+  json baseline_profile;
+  std::string baseline_profile_note;
+  std::vector<ProfileChange> changes;
+  Build baseline, candidate;
+};
+
+fs::path resolve_fixtures(const RunOptions& opt, const fs::path& repo) {
+  if (const char* env = std::getenv("PFX_FIXTURES"); env && *env) return fs::absolute(env);
+  if (!opt.fixtures.empty()) return fs::absolute(opt.fixtures);
+  const fs::path beside = repo.parent_path() / "shared" / "fixtures";
+  if (fs::exists(beside)) return beside;
+  return pfx::fixtures_dir();
+}
+
+// The profile text as the candidate sees it: the working tree for WORKTREE, else the commit.
+std::string profile_text(const fs::path& repo, const std::string& rev, const std::string& sha, const std::string& rel, bool& found) {
+  found = false;
+  std::string text;
+  if (fs::path(rel).is_absolute()) {
+    std::ifstream in(rel);
+    if (!in) return {};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    found = true;
+    return ss.str();
+  }
+  if (rev == kWorktreeRev) {
+    std::ifstream in(repo / rel);
+    if (!in) return {};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    found = true;
+    return ss.str();
+  }
+  found = show_file(repo, sha, rel, text);
+  return text;
+}
+
+std::string reproduce_command(const RunOptions& opt, const std::string& gate, const Build& base, const Build& cand) {
+  return "landing gate " + gate + " --baseline " + base.sha.substr(0, 12) + " --candidate " +
+         (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile;
+}
+
+Prepared prepare(const RunOptions& opt, const Progress& progress) {
+  Prepared p;
+  p.repo = repo_root(opt.repo.empty() ? fs::current_path() : fs::absolute(opt.repo));
+  p.cache = opt.cache.empty() ? p.repo / ".landing" : fs::absolute(opt.cache);
+  p.fixtures = resolve_fixtures(opt, p.repo);
+  p.profile_rel = opt.gates_profile;
+  // Paths given relative to the current directory but inside the repo are made repo-relative.
+  if (!fs::path(p.profile_rel).is_absolute() && !fs::exists(p.repo / p.profile_rel) && fs::exists(fs::absolute(p.profile_rel))) {
+    const auto rel = fs::relative(fs::absolute(p.profile_rel), p.repo);
+    if (!rel.empty() && rel.string().rfind("..", 0) != 0) p.profile_rel = rel.string();
+  }
+  const std::string cand_sha = opt.candidate == kWorktreeRev ? resolve_commit(p.repo, "HEAD") : resolve_commit(p.repo, opt.candidate);
+  const std::string base_sha = resolve_commit(p.repo, opt.baseline);
+  bool found = false;
+  const std::string cand_text = profile_text(p.repo, opt.candidate, cand_sha, p.profile_rel, found);
+  if (!found) fail(p.profile_rel, ": the candidate (", opt.candidate, ") has no gate profile at this path");
+  p.profile = GateProfile::parse(cand_text, p.profile_rel + " (candidate " + opt.candidate + ")");
+  const std::string base_text = profile_text(p.repo, opt.baseline, base_sha, p.profile_rel, found);
+  if (!found) {
+    p.baseline_profile = nullptr;
+    p.baseline_profile_note = "The baseline has no gate profile at this path: every setting is new.";
+    p.changes = diff_profiles(json::object(), p.profile.data());
+  } else {
+    try {
+      p.baseline_profile = GateProfile::parse(base_text, p.profile_rel + " (baseline)").data();
+      p.changes = diff_profiles(p.baseline_profile, p.profile.data());
+    } catch (const Error& e) {
+      p.baseline_profile = nullptr;
+      p.baseline_profile_note = std::string("The baseline's gate profile does not load (") + e.what() + "): compared with nothing.";
+      p.changes = diff_profiles(json::object(), p.profile.data());
+    }
+  }
+  BuildSpec spec;
+  spec.repo = p.repo;
+  spec.cache_dir = p.cache;
+  spec.fixtures_dir = p.fixtures;
+  spec.cmake_args = p.profile.cmake_args();
+  spec.prefill_relpath = p.profile.prefill_relpath();
+  spec.timeout_s = p.profile.build_timeout_s();
+  spec.jobs = p.profile.build_jobs();
+  spec.rev = opt.baseline;
+  spec.label = "baseline";
+  p.baseline = prepare_build(spec, progress);
+  spec.rev = opt.candidate;
+  spec.label = "candidate";
+  p.candidate = prepare_build(spec, progress);
+  return p;
+}
+
+std::vector<std::string> gates_to_run(const RunOptions& opt, const GateProfile& profile) {
+  std::vector<std::string> out;
+  for (const auto& g : known_gates()) {
+    if (!opt.only.empty()) {
+      for (const auto& o : opt.only)
+        if (o == g) out.push_back(g);
+    } else if (profile.enabled(g)) {
+      out.push_back(g);
+    }
+  }
+  return out;
+}
+
+// Runs the gates; a failed build is the pseudo-gate "build" and nothing else runs.
+std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std::vector<std::string>& names,
+                                  const Progress& progress, const fs::path& work_root) {
+  std::vector<GateResult> results;
+  if (!p.baseline.ok || !p.candidate.ok) {
+    GateResult b;
+    b.gate = "build";
+    b.status = Status::Fail;
+    b.required = true;
+    b.candidate_id = p.candidate.id;
+    b.baseline_id = p.baseline.id;
+    b.started = utc_now_iso8601();
+    std::string sides;
+    for (const Build* x : {&p.baseline, &p.candidate})
+      if (!x->ok) {
+        sides += (sides.empty() ? "" : " and ") + x->label + " " + x->id;
+        b.details["errors"][x->label] = x->error;
+        b.details["logs"][x->label] = x->log.string();
+      }
+    b.reason = "build failed: " + sides + " (compiler errors below; full log in the build folder)";
+    b.evidence = b.reason;
+    b.command = p.candidate.ok ? p.baseline.command : p.candidate.command;
+    Check c;
+    c.name = "build";
+    c.status = Status::Fail;
+    c.waivable = false;
+    c.reason = b.reason;
+    c.command = b.command;
+    b.checks.push_back(c);
+    results.push_back(b);
+    return results;
+  }
+  ModelStore models(p.profile, p.candidate, p.fixtures, p.cache, progress);
+  const fs::path landing_exe = fs::read_symlink("/proc/self/exe");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto& name = names[i];
+    progress.say("gate " + name + " (" + std::to_string(i + 1) + "/" + std::to_string(names.size()) + "), timeout " +
+                 std::to_string(static_cast<long>(p.profile.timeout_s(name))) + " s");
+    GateContext ctx{name,          p.profile,  p.baseline, p.candidate, p.repo,
+                    p.cache,       p.fixtures, work_root / name,       progress,
+                    models,        reproduce_command(opt, name, p.baseline, p.candidate),
+                    Deadline(p.profile.timeout_s(name))};
+    GateResult r = run_gate(name, ctx, landing_exe);
+    if (r.command.empty()) r.command = ctx.reproduce;
+    r.required = p.profile.required(name);
+    r.candidate_id = p.candidate.id;
+    r.baseline_id = p.baseline.id;
+    progress.say("gate " + name + ": " + std::string(to_string(r.status)) + " — " + r.reason);
+    results.push_back(r);
+  }
+  return results;
+}
+
+}  // namespace
+
+int landing_run(const RunOptions& opt) {
+  Progress progress(opt.quiet);
+  Prepared p = prepare(opt, progress);
+  const auto names = gates_to_run(opt, p.profile);
+  const fs::path reports = opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out);
+  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  auto results = run_gates(opt, p, names, progress, work);
+
+  LandingRecord rec;
+  rec.candidate_id = p.candidate.id;
+  rec.created = utc_now_iso8601();
+  rec.repo = p.repo.string();
+  rec.baseline = to_json(p.baseline);
+  rec.candidate = to_json(p.candidate);
+  rec.environment = capture_environment();
+  rec.profile_path = p.profile_rel;
+  rec.profile = p.profile.data();
+  rec.baseline_profile = p.baseline_profile;
+  rec.baseline_profile_note = p.baseline_profile_note;
+  rec.profile_changes = p.changes;
+  rec.enabled_gates = names;
+  for (const auto& r : results) rec.put(r);
+  rec.recompute_verdict();
+
+  Ledger ledger(reports);
+  rec.id = ledger.reserve(rec.candidate_id);
+  ledger.append(rec);
+  for (const auto& r : rec.gates) write_text_atomic(reports / rec.id / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
+  progress.say("report " + (reports / rec.id).string() + ": " + std::string(to_string(rec.verdict)) + " — " + rec.verdict_reason);
+  std::cout << "report: " << (reports / rec.id).string() << "\n"
+            << "verdict: " << to_string(rec.verdict) << "\n";
+  for (const auto& r : rec.gates) std::cout << "  " << r.gate << ": " << to_string(r.status) << " — " << r.reason << "\n";
+  return exit_code_for(rec.verdict);
+}
+
+int landing_gate(const RunOptions& opt) {
+  Progress progress(opt.quiet);
+  Prepared p = prepare(opt, progress);
+  for (const auto& g : opt.only) {
+    bool known = false;
+    for (const auto& k : known_gates()) known |= k == g;
+    if (!known) fail("landing gate: unknown gate '", g, "' (expected parity, accuracy, greedy, ptxas, suite, timing or ab)");
+  }
+  const fs::path out = opt.out.empty() ? p.cache / "results" / p.candidate.id : fs::absolute(opt.out);
+  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  auto results = run_gates(opt, p, opt.only, progress, work);
+  int code = kExitPass;
+  for (const auto& r : results) {
+    write_text_atomic(out / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
+    std::cout << r.gate << ": " << to_string(r.status) << " — " << r.reason << "\n";
+    if (!r.evidence.empty()) std::cout << "  evidence: " << r.evidence << "\n";
+    for (const auto& c : r.checks)
+      if (c.status == Status::Fail) std::cout << "  FAIL " << c.name << ": " << c.reason << "\n";
+    const int c = exit_code_for(r.status);
+    if (c == kExitFail || (c == kExitIncomplete && code == kExitPass)) code = c;
+  }
+  std::cout << "results: " << (out / "gates").string() << "  (add them to a report with `landing import " << out.string() << "`)\n";
+  return code;
+}
+
+}  // namespace pfx::gates

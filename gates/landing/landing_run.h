@@ -1,0 +1,28 @@
+// `landing run` and `landing gate`: resolve the two revisions, read both gate profiles, build both
+// (cached worktrees), run the enabled gates, and (for run) append the report to the ledger.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pfx::gates {
+
+struct RunOptions {
+  std::string baseline = "HEAD";
+  std::string candidate = "WORKTREE";
+  std::string gates_profile = "profiles/gates/default.yaml";
+  std::filesystem::path repo;        // default: the git repository around the current directory
+  std::filesystem::path out;         // reports folder (run) or results folder (gate)
+  std::filesystem::path cache;       // default <repo>/.landing
+  std::filesystem::path fixtures;    // default $PFX_FIXTURES, else <repo>/../shared/fixtures
+  std::vector<std::string> only;     // run only these gates (landing gate NAME)
+  bool quiet = false;
+};
+
+// Returns the process exit code (verdict for run, gate status for gate). Throws pfx::Error for
+// tool failures (git, unreadable profile).
+int landing_run(const RunOptions& opt);
+int landing_gate(const RunOptions& opt);
+
+}  // namespace pfx::gates

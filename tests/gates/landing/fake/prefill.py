@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""A fake `prefill` for landing's end-to-end tests: honours the CLI contract (PREFILL_CLI.md) with
+cheap deterministic arithmetic, and misbehaves on purpose as behaviour.json (next to it) says:
+perturbed fast-path logits, a bias shared by both paths, NaN, a crash, a hang, a greedy
+divergence, a slower bench, no GPU, or an older build lacking a subcommand.
+
+For oracle prompts (fixtures/oracle/*.json, matched by token ids) `logits` returns the oracle's
+own logits, so the accuracy gate can be tested against the real references."""
+import json
+import math
+import os
+import random
+import signal
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "behaviour.json")) as f:
+    B = json.load(f)
+VOCAB = 64
+
+
+def die(msg, code):
+    sys.stderr.write("prefill: " + msg + "\n")
+    sys.exit(code)
+
+
+def args_to_dict(argv):
+    out, i = {}, 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--json", "--no-bos"):
+            out[a] = True
+            i += 1
+        else:
+            if i + 1 >= len(argv):
+                die("option %s needs a value" % a, 2)
+            out[a] = argv[i + 1]
+            i += 2
+    return out
+
+
+def misbehave(cmd):
+    if B.get("crash_on") == cmd:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if B.get("hang_on") == cmd:
+        time.sleep(3600)
+
+
+def need_backend(o):
+    backend = o.get("--backend", "cpu")
+    if backend == "cuda" and not B.get("cuda", True):
+        die("--backend cuda: no usable CUDA GPU here", 3)
+    return backend
+
+
+def prompt_tokens(o):
+    if "--tokens" in o:
+        toks = [int(t) for t in o["--tokens"].split(",") if t]
+    else:
+        toks = [3 + (ord(c) % 50) for c in o.get("--text", "")]
+        if "--no-bos" not in o:
+            toks = [1] + toks
+    return toks
+
+
+def check_model(o):
+    m = o.get("--model")
+    if not m or not os.path.exists(m):
+        die("cannot open model %r" % m, 1)
+    return m
+
+
+def write_npy(path, rows, cols, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%df" % len(values), *values))
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + hlen].decode()
+    shape = header.split("'shape': (")[1].split(")")[0]
+    rows, cols = [int(x) for x in shape.split(",") if x.strip()]
+    values = list(struct.unpack("<%df" % (rows * cols), data[10 + hlen:10 + hlen + 4 * rows * cols]))
+    return rows, cols, values
+
+
+def oracle_for(tokens):
+    d = os.path.join(os.environ.get("PFX_FIXTURES", ""), "oracle")
+    if not os.path.isdir(d):
+        return None
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".json"):
+            with open(os.path.join(d, name)) as f:
+                case = json.load(f)
+            if case.get("prompt_tokens") == tokens:
+                return os.path.join(d, case["logits"]), case
+    return None
+
+
+def logits(o):
+    check_model(o)
+    backend = need_backend(o)
+    path = o.get("--path", "fast") if backend == "cuda" else "cpu"
+    misbehave("logits")
+    toks = prompt_tokens(o)
+    found = oracle_for(toks)
+    if found:
+        rows, cols, vals = read_npy(found[0])
+    else:
+        rows, cols = len(toks), VOCAB
+        vals = []
+        for p in range(rows):
+            s = sum(toks[: p + 1])
+            vals += [5.0 * math.sin(0.1 * (v + 1) * (1 + p) + 0.01 * s) for v in range(cols)]
+    scale = max(abs(x) for x in vals) or 1.0
+    bias = B.get("shared_bias", 0.0)
+    if bias:
+        for r in range(rows):
+            vals[r * cols] += bias * scale
+    if path == "fast" and B.get("perturb_fast", 0.0):
+        for r in range(rows):
+            vals[r * cols + 1] += B["perturb_fast"] * scale
+    if path == "fast" and B.get("nan_fast"):
+        vals[cols + 2] = float("nan")
+    write_npy(o["--out"], rows, cols, vals)
+    print(json.dumps({"tokens": toks, "backend": backend, "path": path, "shape": [rows, cols], "logits_sha256": "fake"}))
+
+
+def greedy(o):
+    check_model(o)
+    backend = need_backend(o)
+    misbehave("greedy")
+    toks = prompt_tokens(o)
+    n = int(o.get("-n", "16"))
+    x, ids = sum(toks) % VOCAB, []
+    for k in range(n):
+        x = (x * 31 + 7 + k) % VOCAB
+        ids.append(x)
+    d = B.get("greedy_diverge_at", -1)
+    if d is not None and d >= 0:
+        ids = ids[:d] + [(i + 1) % VOCAB for i in ids[d:]]
+    text = "".join(chr(97 + i % 26) for i in ids)
+    out = {"prompt_ids": toks, "generated_ids": ids, "text": text, "backend": backend,
+           "path": o.get("--path", "fast") if backend == "cuda" else "cpu", "ids_sha256": "fake"}
+    print(json.dumps(out) if "--json" in o else text)
+
+
+def bench(o):
+    check_model(o)
+    if not B.get("cuda", True):
+        die("bench: no usable CUDA GPU here", 3)
+    misbehave("bench")
+    reps = int(o.get("-r", "5"))
+    rng = random.Random(os.urandom(8))
+    results = []
+    for p in [int(x) for x in o.get("-p", "512").split(",") if x]:
+        tps = [B.get("tps", 1000.0) * (1 + rng.gauss(0, B.get("noise", 0.003))) for _ in range(reps)]
+        ms = [p / t * 1000 for t in tps]
+        mean = sum(tps) / len(tps)
+        sd = math.sqrt(sum((t - mean) ** 2 for t in tps) / max(1, len(tps) - 1))
+        results.append({"test": "pp%d" % p, "n_prompt": p, "n_gen": 0, "reps": reps, "samples_tps": tps,
+                        "mean_tps": mean, "stddev_tps": sd, "samples_ms": ms})
+    print(json.dumps({"device": {"name": "Fake GPU", "sm_clock_mhz": 1980}, "path": o.get("--path", "fast"),
+                      "model": o["--model"], "results": results}))
+
+
+def synth(o):
+    misbehave("synth")
+    with open(o["--out"], "w") as f:
+        f.write("FAKEGGUF %s seed %s\n" % (o.get("--profile"), o.get("--seed")))
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["--version"]:
+        subs = B.get("subcommands", ["info", "tokenize", "logits", "greedy", "synth", "bench"])
+        if "--json" not in argv:
+            print("prefill %s (fake)" % B.get("version", "0.1.0"))
+            return
+        if B.get("no_json_version"):
+            die("unknown option --json", 2)
+        print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": "fake", "dirty": False,
+                          "capabilities": {"subcommands": subs, "backends": ["cpu", "cuda"], "paths": ["fast", "generic"],
+                                           "cuda_compiled": True, "kernel_resources": "kernel-resources.json"}}))
+        return
+    if not argv:
+        die("usage: prefill <subcommand>", 2)
+    cmd, o = argv[0], args_to_dict(argv[1:])
+    subs = B.get("subcommands", ["info", "tokenize", "logits", "greedy", "synth", "bench"])
+    if cmd not in subs:
+        die("unknown subcommand " + cmd, 2)
+    {"logits": logits, "greedy": greedy, "bench": bench, "synth": synth}[cmd](o)
+
+
+if __name__ == "__main__":
+    main()
