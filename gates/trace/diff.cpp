@@ -13,7 +13,7 @@ namespace {
 
 struct Side {
   double ns = 0;
-  std::uint64_t count = 0;
+  double count = 0;
   bool present = false;
 };
 
@@ -32,6 +32,7 @@ std::vector<DiffRow> diff_rows(const std::map<std::string, Side>& a, const std::
     row.delta_ns = row.b_ns - row.a_ns;
     if (!sides.first.present) row.status = DiffRow::Status::added;
     else if (!sides.second.present) row.status = DiffRow::Status::removed;
+    else if (row.delta_ns == 0) row.status = DiffRow::Status::same;
     if (row.a_ns > 0) row.delta_percent = 100.0 * row.delta_ns / row.a_ns;
     rows.push_back(std::move(row));
   }
@@ -46,6 +47,7 @@ std::vector<DiffRow> diff_rows(const std::map<std::string, Side>& a, const std::
 const char* status_name(DiffRow::Status s) {
   switch (s) {
     case DiffRow::Status::changed: return "changed";
+    case DiffRow::Status::same: return "same";
     case DiffRow::Status::added: return "added";
     case DiffRow::Status::removed: return "removed";
   }
@@ -54,6 +56,12 @@ const char* status_name(DiffRow::Status s) {
 
 std::string ns_text(double ns) { return with_commas(static_cast<std::uint64_t>(std::llround(std::max(0.0, ns)))); }
 std::string delta_text(double ns) { return with_commas_signed(static_cast<std::int64_t>(std::llround(ns))); }
+
+// Whole numbers plainly ("4"), fractions of a per-pass average with one decimal ("1.5").
+std::string count_text(double n) {
+  if (n == std::floor(n)) return with_commas(static_cast<std::uint64_t>(n));
+  return fixed(n, 1);
+}
 
 }  // namespace
 
@@ -78,10 +86,13 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b) {
   d.b_busy_ns = static_cast<double>(b.busy.union_ns) / b_div;
 
   std::map<std::string, Side> ka, kb, ra, rb;
-  for (const auto& k : a.kernels) ka[k.name] = Side{static_cast<double>(k.total_ns) / a_div, k.count, true};
-  for (const auto& k : b.kernels) kb[k.name] = Side{static_cast<double>(k.total_ns) / b_div, k.count, true};
-  for (const auto& r : a.roles) ra[r.key] = Side{static_cast<double>(r.exclusive_ns) / a_div, r.kernels, true};
-  for (const auto& r : b.roles) rb[r.key] = Side{static_cast<double>(r.exclusive_ns) / b_div, r.kernels, true};
+  auto side = [](std::uint64_t ns, std::uint64_t count, double div) {
+    return Side{static_cast<double>(ns) / div, static_cast<double>(count) / div, true};
+  };
+  for (const auto& k : a.kernels) ka[k.name] = side(k.total_ns, k.count, a_div);
+  for (const auto& k : b.kernels) kb[k.name] = side(k.total_ns, k.count, b_div);
+  for (const auto& r : a.roles) ra[r.key] = side(r.exclusive_ns, r.kernels, a_div);
+  for (const auto& r : b.roles) rb[r.key] = side(r.exclusive_ns, r.kernels, b_div);
   d.kernels = diff_rows(ka, kb);
   d.roles = diff_rows(ra, rb);
   return d;
@@ -91,7 +102,8 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
   std::ostringstream out;
   out << "A: " << d.a_source << "\nB: " << d.b_source << "\n";
   if (d.per_pass) {
-    out << "times are per '" << d.busy_range << "' pass (A: " << d.a_passes << " passes, B: " << d.b_passes << ")\n";
+    out << "times and counts are per '" << d.busy_range << "' pass (A: " << d.a_passes << " passes, B: " << d.b_passes
+        << " passes)\n";
   } else {
     out << "times are totals over each whole trace\n";
   }
@@ -112,9 +124,11 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
     std::size_t shown = 0;
     for (const DiffRow& r : rows) {
       if (limit > 0 && shown++ >= limit) break;
-      t.add({r.key, ns_text(r.a_ns), ns_text(r.b_ns), delta_text(r.delta_ns),
-             r.status == DiffRow::Status::added ? "new" : signed_percent(r.delta_percent), with_commas(r.a_count),
-             with_commas(r.b_count), status_name(r.status)});
+      std::string percent_cell = r.status == DiffRow::Status::added ? "new"
+                        : r.delta_percent                    ? signed_percent(r.delta_percent)
+                                                             : "-";
+      t.add({r.key, ns_text(r.a_ns), ns_text(r.b_ns), delta_text(r.delta_ns), percent_cell, count_text(r.a_count),
+             count_text(r.b_count), status_name(r.status)});
     }
     out << t.str();
   };
@@ -123,9 +137,9 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
   return out.str();
 }
 
-nlohmann::json diff_to_json(const TraceDiff& d) {
+nlohmann::ordered_json diff_to_json(const TraceDiff& d) {
   auto rows = [](const std::vector<DiffRow>& in) {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const DiffRow& r : in) {
       out.push_back({{"key", r.key},
                      {"status", status_name(r.status)},
@@ -134,11 +148,11 @@ nlohmann::json diff_to_json(const TraceDiff& d) {
                      {"a_count", r.a_count},
                      {"b_count", r.b_count},
                      {"delta_ns", r.delta_ns},
-                     {"delta_percent", r.delta_percent ? nlohmann::json(*r.delta_percent) : nlohmann::json(nullptr)}});
+                     {"delta_percent", r.delta_percent ? nlohmann::ordered_json(*r.delta_percent) : nlohmann::ordered_json(nullptr)}});
     }
     return out;
   };
-  return nlohmann::json{{"schema", "kerneltrace-diff/1"},
+  return nlohmann::ordered_json{{"schema", "kerneltrace-diff/1"},
                         {"a", d.a_source},
                         {"b", d.b_source},
                         {"normalization", d.per_pass ? "per_pass" : "total"},

@@ -16,13 +16,13 @@
 namespace pfx::trace {
 
 struct DiffRow {
-  enum class Status { changed, added, removed };
+  enum class Status { changed, same, added, removed };
   std::string key;
   Status status = Status::changed;
   double a_ns = 0;  // normalized (per pass or total); 0 when absent
   double b_ns = 0;
-  std::uint64_t a_count = 0;
-  std::uint64_t b_count = 0;
+  double a_count = 0;  // kernels, normalized like the times (per pass or total)
+  double b_count = 0;
   double delta_ns = 0;                 // b - a
   std::optional<double> delta_percent; // 100 * (b - a) / a; empty when a is 0
 };
@@ -42,6 +42,6 @@ struct TraceDiff {
 TraceDiff diff_summaries(const Summary& a, const Summary& b);
 
 std::string format_diff_text(const TraceDiff& diff, std::size_t top = 0);
-nlohmann::json diff_to_json(const TraceDiff& diff);
+nlohmann::ordered_json diff_to_json(const TraceDiff& diff);
 
 }  // namespace pfx::trace

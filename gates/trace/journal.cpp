@@ -14,7 +14,8 @@
 namespace pfx::trace {
 namespace {
 
-std::string line(const json& record) {
+// ordered_json keeps "t" first, so a journal reads well in a pager.
+std::string line(const nlohmann::ordered_json& record) {
   // Invalid UTF-8 in a kernel or range name must not stop the journal: replace it.
   return record.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -40,7 +41,7 @@ std::array<std::int32_t, 3> dim3_from(const json& record, const char* key, const
 }  // namespace
 
 std::string journal_line(const JournalHeader& header) {
-  return line(json{{"t", "header"},
+  return line(nlohmann::ordered_json{{"t", "header"},
                    {"schema", kJournalSchema},
                    {"tool_version", header.tool_version},
                    {"pid", header.pid},
@@ -52,7 +53,7 @@ std::string journal_line(const JournalHeader& header) {
 
 std::string journal_line(const TrackerEvent& event) {
   if (const auto* begin = std::get_if<RangeBeginEvent>(&event)) {
-    return line(json{{"t", "range_begin"},
+    return line(nlohmann::ordered_json{{"t", "range_begin"},
                      {"id", begin->id},
                      {"domain", begin->domain},
                      {"name", begin->name},
@@ -63,10 +64,10 @@ std::string journal_line(const TrackerEvent& event) {
                      {"payload", payload_to_json(begin->payload)}});
   }
   if (const auto* end = std::get_if<RangeEndEvent>(&event)) {
-    return line(json{{"t", "range_end"}, {"id", end->id}, {"thread", end->thread}, {"ts", end->ts}});
+    return line(nlohmann::ordered_json{{"t", "range_end"}, {"id", end->id}, {"thread", end->thread}, {"ts", end->ts}});
   }
   const auto& launch = std::get<LaunchEvent>(event);
-  return line(json{{"t", "launch"},
+  return line(nlohmann::ordered_json{{"t", "launch"},
                    {"corr", launch.correlation_id},
                    {"thread", launch.thread},
                    {"range", id_or_null(launch.range)},
@@ -74,7 +75,7 @@ std::string journal_line(const TrackerEvent& event) {
 }
 
 std::string journal_line(const TraceKernel& k) {
-  return line(json{{"t", "kernel"},
+  return line(nlohmann::ordered_json{{"t", "kernel"},
                    {"name", k.name},
                    {"mangled", k.mangled},
                    {"corr", k.correlation_id},
@@ -92,7 +93,7 @@ std::string journal_line(const TraceKernel& k) {
 }
 
 std::string journal_line(const TransferEvent& t) {
-  json record{{"t", t.is_memset ? "memset" : "memcpy"},
+  nlohmann::ordered_json record{{"t", t.is_memset ? "memset" : "memcpy"},
               {"corr", t.correlation_id},
               {"bytes", t.bytes},
               {"start", t.start_ns},
@@ -107,7 +108,7 @@ std::string journal_line(const TransferEvent& t) {
 }
 
 std::string journal_line(const TraceDevice& d) {
-  return line(json{{"t", "device"},
+  return line(nlohmann::ordered_json{{"t", "device"},
                    {"id", d.id},
                    {"name", d.name},
                    {"cc_major", d.cc_major},
@@ -117,15 +118,15 @@ std::string journal_line(const TraceDevice& d) {
                    {"core_clock_khz", d.core_clock_khz}});
 }
 
-std::string journal_dropped_line(std::uint64_t count) { return line(json{{"t", "dropped"}, {"count", count}}); }
+std::string journal_dropped_line(std::uint64_t count) { return line(nlohmann::ordered_json{{"t", "dropped"}, {"count", count}}); }
 
 std::string journal_counters_line(std::uint64_t unmatched_range_ends) {
-  return line(json{{"t", "counters"}, {"unmatched_range_ends", unmatched_range_ends}});
+  return line(nlohmann::ordered_json{{"t", "counters"}, {"unmatched_range_ends", unmatched_range_ends}});
 }
 
-std::string journal_note_line(std::string_view text) { return line(json{{"t", "note"}, {"text", text}}); }
+std::string journal_note_line(std::string_view text) { return line(nlohmann::ordered_json{{"t", "note"}, {"text", text}}); }
 
-std::string journal_end_line(std::uint64_t ts) { return line(json{{"t", "end"}, {"ts", ts}}); }
+std::string journal_end_line(std::uint64_t ts) { return line(nlohmann::ordered_json{{"t", "end"}, {"ts", ts}}); }
 
 namespace {
 

@@ -213,7 +213,8 @@ TraceRunResult run_traced(const TraceRun& run) {
     for (const fs::path& p : others) result.message += " " + p.string();
   } else {
     result.message = "no trace was written to " + result.trace_path.string() +
-                     ": the program never initialized CUDA or NVTX, or the injection library failed to load "
+                     ": the program never initialized CUDA (nor used NVTX, when ranges are recorded), or the "
+                     "injection library failed to load "
                      "(its messages, prefixed 'kerneltrace:', are on stderr above)";
   }
   return result;

@@ -232,8 +232,8 @@ std::string format_summary_text(const Summary& s, std::size_t top) {
 
 namespace {
 
-nlohmann::json group_to_json(const RangeGroupStats& g) {
-  return nlohmann::json{{"key", g.key},
+nlohmann::ordered_json group_to_json(const RangeGroupStats& g) {
+  return nlohmann::ordered_json{{"key", g.key},
                         {"ranges", g.occurrences},
                         {"kernels", g.kernels},
                         {"exclusive_ns", g.exclusive_ns},
@@ -243,13 +243,13 @@ nlohmann::json group_to_json(const RangeGroupStats& g) {
                         {"flops", g.flops},
                         {"flop_ranges", g.flop_ranges},
                         {"flop_time_ns", g.flop_time_ns},
-                        {"tflops", g.tflops ? nlohmann::json(*g.tflops) : nlohmann::json(nullptr)}};
+                        {"tflops", g.tflops ? nlohmann::ordered_json(*g.tflops) : nlohmann::ordered_json(nullptr)}};
 }
 
 }  // namespace
 
-nlohmann::json summary_to_json(const Summary& s) {
-  nlohmann::json kernels = nlohmann::json::array();
+nlohmann::ordered_json summary_to_json(const Summary& s) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const KernelStats& k : s.kernels) {
     kernels.push_back({{"name", k.name},
                        {"count", k.count},
@@ -259,14 +259,14 @@ nlohmann::json summary_to_json(const Summary& s) {
                        {"max_ns", k.max_ns},
                        {"share", k.share}});
   }
-  nlohmann::json ranges = nlohmann::json::array(), roles = nlohmann::json::array();
+  nlohmann::ordered_json ranges = nlohmann::ordered_json::array(), roles = nlohmann::ordered_json::array();
   for (const auto& g : s.ranges) ranges.push_back(group_to_json(g));
   for (const auto& g : s.roles) roles.push_back(group_to_json(g));
-  nlohmann::json memcpy = nlohmann::json::object();
+  nlohmann::ordered_json memcpy = nlohmann::ordered_json::object();
   for (const auto& [kind, t] : s.transfers.memcpy_by_kind) {
     memcpy[kind] = {{"count", t.count}, {"bytes", t.bytes}, {"total_ns", t.total_ns}};
   }
-  return nlohmann::json{
+  return nlohmann::ordered_json{
       {"schema", "kerneltrace-summary/1"},
       {"trace", s.source},
       {"complete", s.complete},

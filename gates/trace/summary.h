@@ -82,7 +82,7 @@ Summary summarize(const Trace& trace, const std::string& source, const SummaryOp
 
 // `top` limits the kernel table (0: all rows). Numbers print with thousands separators.
 std::string format_summary_text(const Summary& summary, std::size_t top = 0);
-nlohmann::json summary_to_json(const Summary& summary);
+nlohmann::ordered_json summary_to_json(const Summary& summary);
 
 // Union length of [start, end) intervals.
 std::uint64_t interval_union_ns(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals);

@@ -38,6 +38,26 @@ std::string signed_percent(std::optional<double> percent_value) {
   return text + "%";
 }
 
+namespace {
+
+// Display width of UTF-8 text: one column per code point (continuation bytes 10xxxxxx add none).
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+// The first `columns` code points of `text`.
+std::string first_columns(const std::string& text, std::size_t columns) {
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && seen++ == columns) return text.substr(0, i);
+  }
+  return text;
+}
+
+}  // namespace
+
 TextTable::TextTable(std::vector<std::string> header, std::size_t max_first) : max_first_(max_first) {
   rows_.push_back(std::move(header));
 }
@@ -50,17 +70,19 @@ std::string TextTable::str() const {
   std::vector<std::vector<std::string>> cells = rows_;
   for (auto& row : cells) {
     row.resize(columns);
-    if (!row.empty() && row[0].size() > max_first_ && max_first_ > 3) row[0] = row[0].substr(0, max_first_ - 3) + "...";
+    if (!row.empty() && display_width(row[0]) > max_first_ && max_first_ > 3) {
+      row[0] = first_columns(row[0], max_first_ - 3) + "...";
+    }
   }
   std::vector<std::size_t> width(columns, 0);
   for (const auto& row : cells)
-    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], display_width(row[c]));
   std::string out;
   for (const auto& row : cells) {
     std::string line;
     for (std::size_t c = 0; c < columns; ++c) {
       const std::string& cell = row[c];
-      std::string pad(width[c] - cell.size(), ' ');
+      std::string pad(width[c] - display_width(cell), ' ');
       if (c > 0) line += "  ";
       line += c == 0 ? cell + pad : pad + cell;
     }

@@ -16,8 +16,8 @@ namespace {
 
 json id_or_null(RangeId id) { return id == kNoRange ? json(nullptr) : json(id); }
 
-json totals_to_json(const TransferTotals& t) {
-  return json{{"count", t.count}, {"bytes", t.bytes}, {"total_ns", t.total_ns}};
+nlohmann::ordered_json totals_to_json(const TransferTotals& t) {
+  return nlohmann::ordered_json{{"count", t.count}, {"bytes", t.bytes}, {"total_ns", t.total_ns}};
 }
 
 TransferTotals totals_from_json(const json& v, const std::string& where) {
@@ -39,32 +39,33 @@ std::array<std::int32_t, 3> dim3_from_json(const json& v, const std::string& whe
 
 }  // namespace
 
-json trace_to_json(const Trace& trace) {
-  json devices = json::array();
+nlohmann::ordered_json trace_to_json(const Trace& trace) {
+  using ojson = nlohmann::ordered_json;
+  ojson devices = ojson::array();
   for (const TraceDevice& d : trace.devices) {
-    devices.push_back(json{{"id", d.id},
+    devices.push_back(ojson{{"id", d.id},
                            {"name", d.name},
                            {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
                            {"multiprocessors", d.multiprocessors},
                            {"global_memory_bytes", d.global_memory_bytes},
                            {"core_clock_khz", d.core_clock_khz}});
   }
-  json ranges = json::array();
+  ojson ranges = ojson::array();
   for (const TraceRange& r : trace.ranges) {
-    ranges.push_back(json{{"id", r.id},
+    ranges.push_back(ojson{{"id", r.id},
                           {"domain", r.domain},
                           {"name", r.name},
                           {"kind", r.kind == RangeKind::push_pop ? "push_pop" : "start_end"},
                           {"thread", r.thread},
                           {"parent", id_or_null(r.parent)},
                           {"start_ns", r.start_ns},
-                          {"end_ns", r.end_ns ? json(*r.end_ns) : json(nullptr)},
+                          {"end_ns", r.end_ns ? ojson(*r.end_ns) : ojson(nullptr)},
                           {"payload", payload_to_json(r.payload)},
                           {"occurrence", r.occurrence}});
   }
-  json kernels = json::array();
+  ojson kernels = ojson::array();
   for (const TraceKernel& k : trace.kernels) {
-    kernels.push_back(json{{"name", k.name},
+    kernels.push_back(ojson{{"name", k.name},
                            {"mangled", k.mangled},
                            {"correlation_id", k.correlation_id},
                            {"device", k.device},
@@ -78,13 +79,13 @@ json trace_to_json(const Trace& trace) {
                            {"local_mem_per_thread", k.local_mem_per_thread},
                            {"start_ns", k.start_ns},
                            {"end_ns", k.end_ns},
-                           {"thread", k.thread ? json(*k.thread) : json(nullptr)},
+                           {"thread", k.thread ? ojson(*k.thread) : ojson(nullptr)},
                            {"range", id_or_null(k.range)}});
   }
-  json memcpy = json::object();
+  ojson memcpy = ojson::object();
   for (const auto& [kind, totals] : trace.memcpy_by_kind) memcpy[kind] = totals_to_json(totals);
   const TraceStats& s = trace.stats;
-  return json{{"schema", kTraceSchema},
+  return ojson{{"schema", kTraceSchema},
               {"complete", trace.complete},
               {"tool", {{"name", "kerneltrace"}, {"version", trace.tool_version}}},
               {"process", {{"pid", trace.pid}, {"hostname", trace.hostname}, {"command", trace.command}}},

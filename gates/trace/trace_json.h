@@ -9,7 +9,8 @@
 
 namespace pfx::trace {
 
-nlohmann::json trace_to_json(const Trace& trace);
+// Keys in a fixed, readable order (schema first).
+nlohmann::ordered_json trace_to_json(const Trace& trace);
 
 // `source` names where the JSON came from in error messages (a file path).
 Trace trace_from_json(const nlohmann::json& value, const std::string& source);

@@ -168,6 +168,9 @@ TEST(Diff, PerPassDeltasSortedByMagnitude) {
   EXPECT_EQ(d.kernels[3].key.rfind("k_fill", 0), 0u);
   EXPECT_DOUBLE_EQ(d.kernels[3].delta_ns, -150.0);
   EXPECT_DOUBLE_EQ(d.kernels[4].delta_ns, 0.0);
+  EXPECT_EQ(d.kernels[4].status, DiffRow::Status::same);
+  EXPECT_DOUBLE_EQ(d.kernels[2].a_count, 2.0) << "kernels per pass: 4 over 2 passes";
+  EXPECT_DOUBLE_EQ(d.kernels[2].b_count, 2.0);
 
   ASSERT_GE(d.roles.size(), 3u);
   EXPECT_EQ(d.roles[0].key, "attn_v");
@@ -181,7 +184,7 @@ TEST(Diff, PerPassDeltasSortedByMagnitude) {
 TEST(Diff, TextAndJsonForms) {
   TraceDiff d = diff_summaries(summary_of("engine_a.trace.json"), summary_of("engine_b.trace.json"));
   std::string text = format_diff_text(d);
-  EXPECT_NE(text.find("per 'prefill' pass (A: 2 passes, B: 3 passes)"), std::string::npos) << text;
+  EXPECT_NE(text.find("are per 'prefill' pass (A: 2 passes, B: 3 passes)"), std::string::npos) << text;
   EXPECT_NE(text.find("12,150 -> 10,000 ns (-2,150 ns, -17.7%)"), std::string::npos) << text;
   EXPECT_NE(text.find("-25.0%"), std::string::npos);
   EXPECT_NE(text.find("removed"), std::string::npos);
@@ -213,6 +216,13 @@ TEST(TextFormat, Numbers) {
   EXPECT_EQ(signed_percent(-0.01), "0.0%");
   EXPECT_EQ(signed_percent(std::nullopt), "new");
   EXPECT_EQ(percent(0.1234), "12.3%");
+}
+
+TEST(TextFormat, TableAlignsByCodePointsAndCutsLongNames) {
+  TextTable t({"name", "n"}, 8);
+  t.add({"w\xc3\xb6rker", "1"});
+  t.add({"a_very_long_kernel_name", "22"});
+  EXPECT_EQ(t.str(), "name       n\nw\xc3\xb6rker     1\na_ver...  22\n");
 }
 
 }  // namespace
