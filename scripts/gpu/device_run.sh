@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# One GPU session of checks, timings and traces, run on the H200 from the repository root over a
+# build carried from a machine without a GPU (binaries linked with PFX_STATIC_RUNTIME=ON):
+#   scripts/gpu/device_run.sh BUILD_DIR OUTDIR [stage ...]
+# Stages (default: all, in this order): info kernels gemm backend cli sanitize synth bench trace tracer
+# Fixtures: $PFX_FIXTURES (default .carry/fixtures, a copy carried with the working tree).
+# Writes OUTDIR/<stage>.log, OUTDIR/summary.txt (a short table, also printed last) and keeps
+# going after a failing stage; exit 1 if any stage failed.
+set -uo pipefail
+build=$(cd "$1" && pwd); out=$2; shift 2
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info kernels gemm backend cli sanitize synth bench trace tracer)
+export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/fixtures}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+prefill=$build/engine/cli/prefill
+model7b=/tmp/pfx-7b-q4km.gguf
+tiny=/tmp/pfx-tiny.gguf
+summary=$out/summary.txt
+failed=0
+note() { echo "$*" | tee -a "$summary"; }
+
+run_stage() {  # run_stage NAME CMD...: logs to OUTDIR/NAME.log, notes the outcome and wall time
+  local name=$1; shift
+  local t0=$SECONDS
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  note "stage $name: rc=$rc ($((SECONDS - t0)) s)"
+  [[ $rc -ne 0 ]] && failed=1
+  return $rc
+}
+
+stage_info() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+  "$prefill" --version --json
+}
+stage_kernels() { tests/kernels/run_gpu_tests.sh "$build" "$out/kernels"; }
+stage_gemm() {
+  "$build/tests/kernels/gemm/test_gemm_fast" && "$build/tests/kernels/gemm/gemm_bench"
+}
+stage_backend() { "$build/tests/engine/cuda/test_cuda_backend"; }
+stage_cli() {
+  [[ -f $tiny ]] || "$prefill" synth --profile profiles/models/tiny.yaml --out "$tiny" || return 1
+  for p in fast generic; do
+    "$prefill" logits --backend cuda --path $p --model "$tiny" --tokens 1,300,301,302,303,304,305 --out "/tmp/tiny.$p.npy" --force || return 1
+    "$prefill" greedy --backend cuda --path $p --model "$tiny" --tokens 1,300,301,302 -n 32 --json || return 1
+  done
+  "$prefill" greedy --backend cpu --model "$tiny" --tokens 1,300,301,302 -n 32 --json
+}
+stage_sanitize() {
+  [[ -f $tiny ]] || "$prefill" synth --profile profiles/models/tiny.yaml --out "$tiny" || return 1
+  local rc=0
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$prefill" logits --backend cuda --path fast --model "$tiny" \
+      --tokens 1,300,301,302,303,304,305,306,307,308,309,310,311,312,313,314,315 --out /tmp/san.npy --force || rc=1
+  done
+  return $rc
+}
+stage_synth() {
+  /usr/bin/time -v "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force
+}
+stage_bench() {
+  "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 5 --path fast --json >"$out/bench-fast.json" || return 1
+  "$prefill" bench --model "$model7b" -p 512,2048 -r 3 --path generic --json >"$out/bench-generic.json" || return 1
+  python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+peer = {"pp512": 10338, "pp2048": 9875, "tg128": 289}
+for path in ("fast", "generic"):
+    j = json.load(open(f"{out}/bench-{path}.json"))
+    for r in j["results"]:
+        p = peer.get(r["test"])
+        print(f"{path:8s} {r['test']:7s} {r['mean_tps']:10.1f} ± {r['stddev_tps']:7.1f} tok/s"
+              + (f"   llama.cpp {p}  ({r['mean_tps']/p:.2f}x)" if p else ""))
+PY
+}
+stage_trace() {
+  local trace=$out/trace-7b-pp512.json
+  "$build/gates/trace/kerneltrace" -o "$trace" --range prefill --skip 1 -- \
+    "$prefill" bench --model "$model7b" -p 512 -r 3 --warmup 1 --path fast --json >"$out/bench-traced.json" || return 1
+  "$build/gates/trace/kerneltrace" summarize "$trace"
+}
+stage_tracer() { "$build/tests/gates/trace/test_trace_gpu"; }
+
+for s in "${stages[@]}"; do
+  run_stage "$s" "stage_$s"
+  tail -n 40 "$out/$s.log" | sed "s/^/[$s] /" >>"$out/tails.txt"
+done
+note "---"
+[[ -f $out/bench.log ]] && grep -E 'tok/s' "$out/bench.log" | tee -a "$summary"
+exit $failed
