@@ -1,0 +1,59 @@
+// The XML reader (JUnit input) and the GPU monitor's parsing of real nvidia-smi output.
+#include <gtest/gtest.h>
+
+#include "core/gpu_monitor.h"
+#include "core/xml.h"
+#include "util/error.h"
+
+using namespace pfx::gates;
+
+TEST(Xml, ParsesAttributesEntitiesCdataAndComments) {
+  const auto root = parse_xml(
+      "<?xml version=\"1.0\"?>\n<!-- c --><a x=\"1 &lt; 2\" y='q'><b>t&amp;u&#65;&#x42;</b><![CDATA[<raw>]]><c/></a>", "t.xml");
+  EXPECT_EQ(root->name, "a");
+  EXPECT_EQ(root->attr("x"), "1 < 2");
+  EXPECT_EQ(root->attr("y"), "q");
+  ASSERT_NE(root->child("b"), nullptr);
+  EXPECT_EQ(root->child("b")->text, "t&uAB");
+  EXPECT_EQ(root->text, "<raw>");
+  EXPECT_NE(root->child("c"), nullptr);
+}
+
+TEST(Xml, ErrorsNameOriginAndOffset) {
+  try {
+    parse_xml("<a><b></a>", "bad.xml");
+    FAIL();
+  } catch (const pfx::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xml: offset"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("</a> does not match <b>"), std::string::npos);
+  }
+  EXPECT_THROW(parse_xml("<a x=1/>", "bad.xml"), pfx::Error);
+  EXPECT_THROW(parse_xml("<a>&bogus;</a>", "bad.xml"), pfx::Error);
+  EXPECT_EQ(xml_escape("<\"&'>"), "&lt;&quot;&amp;&apos;&gt;");
+}
+
+TEST(GpuMonitor, ParsesNvidiaSmiQueryLine) {
+  // Shape of `nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,
+  // clocks_throttle_reasons.active,power.draw --format=csv,noheader,nounits` on an H200.
+  const auto p = parse_nvidia_smi_line("NVIDIA H200, 570.124.06, 1980, 1980, 41, 0x0000000000000004, 412.35\n");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->first.name, "NVIDIA H200");
+  EXPECT_EQ(p->first.driver_version, "570.124.06");
+  EXPECT_EQ(p->second.sm_clock_mhz, 1980u);
+  EXPECT_EQ(p->second.temperature_c, 41u);
+  EXPECT_TRUE(is_throttling(p->second.throttle_reasons));
+  EXPECT_EQ(throttle_reasons_text(p->second.throttle_reasons), "sw_power_cap");
+  EXPECT_FALSE(is_throttling(0x1));  // idle is not throttling
+  EXPECT_FALSE(parse_nvidia_smi_line("No devices were found").has_value());
+}
+
+TEST(GpuMonitor, SaysWhyWhenThereIsNoGpu) {
+  GpuMonitor m;
+  if (m.available()) {
+    EXPECT_FALSE(m.info().name.empty());
+    EXPECT_TRUE(m.sample().has_value());
+  } else {
+    EXPECT_FALSE(m.why_unavailable().empty());
+    EXPECT_FALSE(m.sample().has_value());
+  }
+}
