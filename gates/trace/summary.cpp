@@ -193,7 +193,12 @@ std::string format_summary_text(const Summary& s, std::size_t top) {
   if (s.busy.found) {
     out << "busy in '" << s.busy.range_name << "' (" << with_commas(s.busy.passes)
         << " passes): union " << with_commas(s.busy.union_ns) << " ns, kernel sum " << with_commas(s.busy.kernel_ns)
-        << " ns over " << with_commas(s.busy.kernels) << " kernels\n";
+        << " ns over " << with_commas(s.busy.kernels) << " kernels";
+    if (s.busy.union_ns > 0) {
+      out << " (sum/union " << fixed(static_cast<double>(s.busy.kernel_ns) / static_cast<double>(s.busy.union_ns), 4)
+          << ")";
+    }
+    out << "\n";
   } else {
     out << "busy: no range named '" << s.busy.range_name << "' in this trace\n";
   }
@@ -281,7 +286,10 @@ nlohmann::ordered_json summary_to_json(const Summary& s) {
         {"passes", s.busy.passes},
         {"kernels", s.busy.kernels},
         {"kernel_ns", s.busy.kernel_ns},
-        {"union_ns", s.busy.union_ns}}},
+        {"union_ns", s.busy.union_ns},
+        {"sum_over_union", s.busy.union_ns > 0 ? nlohmann::ordered_json(static_cast<double>(s.busy.kernel_ns) /
+                                                                          static_cast<double>(s.busy.union_ns))
+                                               : nlohmann::ordered_json(nullptr)}}},
       {"kernels", kernels},
       {"ranges", ranges},
       {"roles", roles},

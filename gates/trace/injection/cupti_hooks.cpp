@@ -214,6 +214,13 @@ int enable_callbacks_named(CUpti_SubscriberHandle subscriber, CUpti_CallbackDoma
 void setup_cupti() {
   State& s = state();
   const RecordKinds& kinds = s.options.kinds;
+  // Records are decoded with this build's header layouts (CUpti_ActivityKernel10, ...); a libcupti
+  // of another API version (a program that ships its own) may lay them out differently.
+  uint32_t version = 0;
+  if (KT_CUPTI_CHECK(cuptiGetVersion(&version)) && version != CUPTI_API_VERSION) {
+    note("libcupti API version " + std::to_string(version) + " differs from the " + std::to_string(CUPTI_API_VERSION) +
+         " this library was built with; check kernel names and times for sanity");
+  }
   if (!KT_CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) {
     note("CUPTI activity callbacks could not be registered: no kernel records (another profiler attached?)");
     return;

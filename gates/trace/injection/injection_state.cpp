@@ -111,9 +111,7 @@ void finish() {
   // destroyed were flushed when their destruction started (cupti_hooks.cpp); flushing against a
   // context in teardown can deadlock, so no flush happens without a live one.
   if (s.cupti_ready.load() && s.live_contexts.load() > 0) flush_activity(/*forced=*/true);
-  write_to_journal(journal_counters_line(s.tracker.unmatched_ends()) + journal_end_line(now_ns()));
-  s.closed.store(true);
-  s.journal.close();
+  close_journal(journal_counters_line(s.tracker.unmatched_ends()) + journal_end_line(now_ns()));
   try {
     Trace trace = assemble_trace(read_journal(s.journal_path));
     write_trace_file(trace, s.trace_path);
@@ -170,7 +168,11 @@ void note(std::string_view text) {
 
 void write_to_journal(std::string extra) {
   State& s = state();
+  // Checked before locking too: a forked child (closed) must not touch a mutex the fork may have
+  // copied in the locked state.
   if (!s.enabled || s.closed.load()) return;
+  std::lock_guard lock(s.journal_order);
+  if (s.closed.load()) return;
   std::string batch;
   for (const TrackerEvent& e : s.tracker.take_events()) batch += journal_line(e);
   batch += extra;
@@ -178,6 +180,23 @@ void write_to_journal(std::string extra) {
   if (std::string error = s.journal.append(batch); !error.empty()) {
     std::fprintf(stderr, "kerneltrace: %s: %s; later records are lost\n", s.journal_path.c_str(), error.c_str());
   }
+}
+
+void close_journal(std::string last) {
+  State& s = state();
+  // Checked before locking too: a forked child (closed) must not touch a mutex the fork may have
+  // copied in the locked state.
+  if (!s.enabled || s.closed.load()) return;
+  std::lock_guard lock(s.journal_order);
+  if (s.closed.load()) return;
+  std::string batch;
+  for (const TrackerEvent& e : s.tracker.take_events()) batch += journal_line(e);
+  batch += last;
+  if (std::string error = s.journal.append(batch); !error.empty()) {
+    std::fprintf(stderr, "kerneltrace: %s: %s\n", s.journal_path.c_str(), error.c_str());
+  }
+  s.closed.store(true);
+  s.journal.close();
 }
 
 void register_exit_handler() {

@@ -32,6 +32,7 @@ struct State {
   std::string journal_path;
   RangeTracker tracker;
   JournalWriter journal;
+  std::mutex journal_order;  // one writer at a time, so the "end" record is always the last line
   std::atomic<bool> finishing{false};    // exit path started
   std::atomic<bool> closed{false};       // journal closed: later records are dropped
   std::atomic<bool> cupti_ready{false};  // activity callbacks registered
@@ -53,8 +54,11 @@ void log_message(std::string_view text);
 // log_message + a note record in the journal (it ends up in the trace's notes).
 void note(std::string_view text);
 
-// Appends the tracker's pending NVTX/launch records (and `extra`) to the journal in one write.
+// Appends the tracker's pending NVTX/launch records (and `extra`) to the journal in one write;
+// does nothing once the journal is closed.
 void write_to_journal(std::string extra = {});
+// The last write: pending records, `last`, then the journal is closed for good.
+void close_journal(std::string last);
 
 // Registers the exit handler (idempotent; also called after CUDA initializes so it runs before
 // the CUDA runtime's own teardown where possible).

@@ -27,13 +27,13 @@ std::string gpu_skip_reason() {
 }
 
 int kerneltrace(const std::string& args) {
-  std::string command = std::string("'") + KERNELTRACE_EXE + "' " + args;
+  std::string command = "'" + testing::build_artifact("gates/trace/kerneltrace", KERNELTRACE_EXE) + "' " + args;
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Traces `program` with `flags`; skips the test when CUPTI produced nothing usable.
-Trace trace_of(const ScratchDir& dir, const std::string& flags, const char* program, const std::string& name) {
+Trace trace_of(const ScratchDir& dir, const std::string& flags, const std::string& program, const std::string& name) {
   const auto out = dir / name;
   int code = kerneltrace(flags + " -o '" + out.string() + "' -- '" + program + "'");
   EXPECT_EQ(code, kTraceOk) << "kerneltrace exit code";
@@ -55,6 +55,8 @@ std::vector<const TraceKernel*> kernels_named(const Trace& t, const std::string&
   return out;
 }
 
+std::string gpu_program() { return testing::build_artifact("tests/gates/trace/trace_gpu_program", TRACE_GPU_PROGRAM); }
+
 std::string range_name(const Trace& t, RangeId id) {
   const TraceRange* r = t.find_range(id);
   return r ? r->name : "(none)";
@@ -69,7 +71,7 @@ class TraceGpu : public ::testing::Test {
 
 TEST_F(TraceGpu, EveryKernelOnceWithPositiveDurationInItsRange) {
   ScratchDir dir;
-  Trace t = trace_of(dir, "", TRACE_GPU_PROGRAM, "gpu.json");
+  Trace t = trace_of(dir, "", gpu_program(), "gpu.json");
   if (std::string why; cupti_unusable(t, &why)) GTEST_SKIP() << why;
   EXPECT_TRUE(t.complete);
   struct Expect {
@@ -111,7 +113,9 @@ TEST_F(TraceGpu, EveryKernelOnceWithPositiveDurationInItsRange) {
       EXPECT_EQ(r.payload.type, Payload::Type::u64);
       EXPECT_EQ(r.payload.as_u64, 1000u);
     }
-    if (r.name == "domain_range") EXPECT_EQ(r.domain, "pfx_test");
+    if (r.name == "domain_range") {
+      EXPECT_EQ(r.domain, "pfx_test");
+    }
   }
   Summary s = summarize(t, "gpu.json");
   for (const char* empty : {"empty", "main_busy"}) {
@@ -135,7 +139,7 @@ TEST_F(TraceGpu, EveryKernelOnceWithPositiveDurationInItsRange) {
 
 TEST_F(TraceGpu, RangeFilterKeepsLaterPassesOnly) {
   ScratchDir dir;
-  Trace t = trace_of(dir, "--range prefill --skip 1", TRACE_GPU_PROGRAM, "filtered.json");
+  Trace t = trace_of(dir, "--range prefill --skip 1", gpu_program(), "filtered.json");
   if (std::string why; cupti_unusable(t, &why)) GTEST_SKIP() << why;
   ASSERT_EQ(t.kernels.size(), 2u);
   for (const auto& k : t.kernels) EXPECT_NE(k.name.find("k_trace_pass<3>"), std::string::npos);
@@ -147,7 +151,7 @@ TEST_F(TraceGpu, RangeFilterKeepsLaterPassesOnly) {
 
 TEST_F(TraceGpu, KernelsOnlyWithoutNvtx) {
   ScratchDir dir;
-  Trace t = trace_of(dir, "--kinds kernel", TRACE_GPU_PROGRAM, "kernels.json");
+  Trace t = trace_of(dir, "--kinds kernel", gpu_program(), "kernels.json");
   if (std::string why; cupti_unusable(t, &why)) GTEST_SKIP() << why;
   EXPECT_EQ(t.kernels.size(), 9u);
   EXPECT_TRUE(t.ranges.empty());
@@ -157,7 +161,7 @@ TEST_F(TraceGpu, KernelsOnlyWithoutNvtx) {
 
 TEST_F(TraceGpu, ProgramWithoutNvtxIsTracedPerKernel) {
   ScratchDir dir;
-  Trace t = trace_of(dir, "", TRACE_PLAIN_CUDA_PROGRAM, "plain.json");
+  Trace t = trace_of(dir, "", testing::build_artifact("tests/gates/trace/trace_plain_cuda_program", TRACE_PLAIN_CUDA_PROGRAM), "plain.json");
   if (std::string why; cupti_unusable(t, &why)) GTEST_SKIP() << why;
   EXPECT_EQ(kernels_named(t, "k_plain_scale").size(), 5u);
   EXPECT_EQ(kernels_named(t, "k_plain_sum").size(), 1u);

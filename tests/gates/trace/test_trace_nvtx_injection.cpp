@@ -17,13 +17,18 @@ namespace {
 using testing::ScratchDir;
 
 // Runs kerneltrace with `args`; returns its exit code.
+std::string kerneltrace_exe() { return testing::build_artifact("gates/trace/kerneltrace", KERNELTRACE_EXE); }
+std::string nvtx_program() {
+  return testing::build_artifact("tests/gates/trace/trace_nvtx_program", TRACE_NVTX_PROGRAM);
+}
+
 int kerneltrace(const std::string& args) {
-  std::string command = std::string("'") + KERNELTRACE_EXE + "' " + args;
+  std::string command = "'" + kerneltrace_exe() + "' " + args;
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string program(const std::string& mode) { return std::string("'") + TRACE_NVTX_PROGRAM + "' " + mode; }
+std::string program(const std::string& mode) { return "'" + nvtx_program() + "' " + mode; }
 
 const TraceRange& range_named(const Trace& t, const std::string& name) {
   for (const auto& r : t.ranges)
@@ -111,7 +116,7 @@ TEST(NvtxInjection, ProgramStartedThroughAShellIsFound) {
   ScratchDir dir;
   const auto out = dir / "t.json";
   // "; true" makes the shell fork the program instead of exec'ing it.
-  EXPECT_EQ(kerneltrace("-o '" + out.string() + "' -- sh -c \"" + std::string(TRACE_NVTX_PROGRAM) + " normal; true\""),
+  EXPECT_EQ(kerneltrace("-o '" + out.string() + "' -- sh -c \"" + nvtx_program() + " normal; true\""),
             kTraceOk);
   EXPECT_FALSE(std::filesystem::exists(out));
   int found = 0;

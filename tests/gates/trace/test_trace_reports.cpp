@@ -121,6 +121,7 @@ TEST(Summary, TextAndJsonForms) {
   std::string text = format_summary_text(s);
   EXPECT_NE(text.find("kernel time: 24,300 ns"), std::string::npos) << text;
   EXPECT_NE(text.find("union 23,000 ns"), std::string::npos) << text;
+  EXPECT_NE(text.find("(sum/union 1.0435)"), std::string::npos) << text;
   EXPECT_NE(text.find("ffn_gate+ffn_up"), std::string::npos);
   EXPECT_NE(text.find("1000.0"), std::string::npos) << "TFLOP/s column";
   EXPECT_NE(text.find("memcpy HtoD"), std::string::npos);
@@ -132,6 +133,7 @@ TEST(Summary, TextAndJsonForms) {
   EXPECT_EQ(j["schema"], "kerneltrace-summary/1");
   EXPECT_EQ(j["total_kernel_ns"], 24300);
   EXPECT_EQ(j["busy"]["union_ns"], 23000);
+  EXPECT_NEAR(j["busy"]["sum_over_union"].get<double>(), 24000.0 / 23000.0, 1e-12);
   bool found = false;
   for (const auto& r : j["roles"]) {
     if (r["key"] == "attn_v") {
