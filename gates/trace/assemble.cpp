@@ -123,7 +123,12 @@ Trace assemble_trace(const JournalContents& journal) {
 
   trace.stats.kernels_recorded = journal.kernels.size();
   const bool attribution_expected = journal.header.options.kinds.nvtx;
+  std::uint64_t backwards = 0;
   for (const TraceKernel& k : journal.kernels) {
+    if (k.end_ns < k.start_ns) {  // not written by our library (it drops such records); never in a trace
+      ++backwards;
+      continue;
+    }
     TraceKernel kernel = k;
     auto it = launches.find(k.correlation_id);
     if (it != launches.end()) {
@@ -139,6 +144,9 @@ Trace assemble_trace(const JournalContents& journal) {
       continue;
     }
     trace.kernels.push_back(std::move(kernel));
+  }
+  if (backwards > 0) {
+    trace.notes.push_back(std::to_string(backwards) + " kernel records ended before they started and were dropped");
   }
   std::stable_sort(trace.kernels.begin(), trace.kernels.end(),
                    [](const TraceKernel& a, const TraceKernel& b) { return a.start_ns < b.start_ns; });

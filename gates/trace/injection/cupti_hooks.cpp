@@ -76,6 +76,10 @@ std::string record_line(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      if (k->start == 0 || k->end < k->start) {  // a forced flush hands out records still in flight
+        state().incomplete_records.fetch_add(1);
+        return {};
+      }
       TraceKernel kernel;
       std::tie(kernel.name, kernel.mangled) = kernel_names(k->name);
       kernel.correlation_id = k->correlationId;
@@ -94,6 +98,10 @@ std::string record_line(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      if (m->start == 0 || m->end < m->start) {
+        state().incomplete_records.fetch_add(1);
+        return {};
+      }
       TransferEvent t;
       t.copy_kind = copy_kind_name(m->copyKind);
       t.correlation_id = m->correlationId;
@@ -107,6 +115,10 @@ std::string record_line(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      if (m->start == 0 || m->end < m->start) {
+        state().incomplete_records.fetch_add(1);
+        return {};
+      }
       TransferEvent t;
       t.copy_kind = "PtoP";
       t.correlation_id = m->correlationId;
@@ -119,6 +131,10 @@ std::string record_line(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      if (m->start == 0 || m->end < m->start) {
+        state().incomplete_records.fetch_add(1);
+        return {};
+      }
       TransferEvent t;
       t.is_memset = true;
       t.correlation_id = m->correlationId;

@@ -111,7 +111,13 @@ void finish() {
   // destroyed were flushed when their destruction started (cupti_hooks.cpp); flushing against a
   // context in teardown can deadlock, so no flush happens without a live one.
   if (s.cupti_ready.load() && s.live_contexts.load() > 0) flush_activity(/*forced=*/true);
-  close_journal(journal_counters_line(s.tracker.unmatched_ends()) + journal_end_line(now_ns()));
+  std::string last = journal_counters_line(s.tracker.unmatched_ends());
+  if (std::uint64_t n = s.incomplete_records.load(); n > 0) {
+    last += journal_note_line(std::to_string(n) +
+                              " activity records had no end time yet at the final flush (work still running at exit?) "
+                              "and were left out");
+  }
+  close_journal(last + journal_end_line(now_ns()));
   try {
     Trace trace = assemble_trace(read_journal(s.journal_path));
     write_trace_file(trace, s.trace_path);

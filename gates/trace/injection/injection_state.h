@@ -37,6 +37,7 @@ struct State {
   std::atomic<bool> closed{false};       // journal closed: later records are dropped
   std::atomic<bool> cupti_ready{false};  // activity callbacks registered
   std::atomic<int> live_contexts{0};     // CUDA contexts created and not yet being destroyed
+  std::atomic<std::uint64_t> incomplete_records{0};  // delivered by a forced flush without timestamps
 
   std::mutex flush_thread_mutex;
   std::condition_variable flush_thread_wake;

@@ -3,6 +3,7 @@
 // assembly (kernels outside every range, ranges with no kernels, open ranges, the range filter).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "trace/assemble.h"
@@ -298,6 +299,17 @@ TEST(Assemble, UnfinishedJournalGivesAnIncompleteTrace) {
   }
   EXPECT_TRUE(mentions_crash);
   EXPECT_TRUE(mentions_drops);
+}
+
+TEST(Assemble, KernelRecordsEndingBeforeTheyStartAreDropped) {
+  JournalBuilder jb;
+  jb.kernel(1, "k_ok", 10, 20);
+  jb.kernel(2, "k_backwards", 30, 25);
+  Trace trace = assemble_trace(jb.finish());
+  ASSERT_EQ(trace.kernels.size(), 1u);
+  EXPECT_EQ(trace.kernels[0].name, "k_ok");
+  EXPECT_TRUE(std::any_of(trace.notes.begin(), trace.notes.end(),
+                          [](const std::string& n) { return n.find("ended before they started") != std::string::npos; }));
 }
 
 TEST(Assemble, CorruptParentsBecomeRootsWithANote) {
