@@ -247,14 +247,13 @@ std::string element_key(const json& e, size_t index) {
 
 void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
   if (j.is_object()) {
-    if (j.empty()) out[prefix] = j;
+    // Empty containers add nothing to compare: `waivers: []` and no waivers are the same profile.
     for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
   } else if (j.is_array()) {
     bool scalars = true;
     for (const auto& e : j) scalars &= !e.is_structured();
     if (scalars) {
       // A list of plain values (case names, labels) is one value per element: dropping one shows.
-      if (j.empty()) out[prefix] = j;
       for (size_t i = 0; i < j.size(); ++i) out[prefix + "[" + element_key(j[i], i) + "]"] = true;
       return;
     }

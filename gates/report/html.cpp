@@ -7,7 +7,7 @@
 
 #include "core/format.h"
 #include "core/xml.h"
-#include "report/markdown.h"
+#include "report/markdown.h"  // result_rows
 
 namespace pfx::gates {
 
@@ -171,7 +171,7 @@ std::string ptxas_table(const LandingRecord& r) {
       << "</td><td>" << cell(b, c, "registers") << "</td><td>" << pair(spill_b, spill_c) << "</td><td>" << cell(b, c, "stack_bytes")
       << "</td><td>" << pair(smem_b, smem_c) << "</td><td>" << cell(b, c, "threads_per_block") << "</td><td>"
       << cell(b, c, "blocks_per_sm") << "</td><td>" << esc(c.value("limiter", std::string())) << "</td><td title=\"" << esc(why) << "\">"
-      << status_icon(st) << " " << (k["budgets"].empty() ? "none" : esc(why.substr(0, 80))) << "</td></tr>\n";
+      << to_string(st) << ": " << (k["budgets"].empty() ? "no budget" : esc(why.substr(0, 80))) << "</td></tr>\n";
   }
   o << "</table>\n";
   const auto& removed = p->details.value("removed_kernels", json::array());
@@ -261,7 +261,13 @@ std::string render_html(const LandingRecord& r) {
   auto row = [&](const std::string& k, const std::string& v) { o << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>\n"; };
   row("host", e.value("host", std::string("?")) + " — " + e.value("cpu", std::string("?")));
   row("OS", e.value("os", std::string("?")));
-  row("GPU", e.contains("gpu") && e["gpu"].is_object() ? e["gpu"].dump() : "none: " + e.value("gpu_unavailable_reason", std::string()));
+  if (e.contains("gpu") && e["gpu"].is_object()) {
+    const auto& g = e["gpu"];
+    row("GPU", g.value("name", std::string("?")) + ", driver " + g.value("driver_version", std::string("?")) + ", CUDA (driver) " +
+                   g.value("cuda_driver_version", std::string("?")) + " (via " + g.value("source", std::string("?")) + ")");
+  } else {
+    row("GPU", "none: " + e.value("gpu_unavailable_reason", std::string("no GPU")));
+  }
   row("CUDA toolkit", e.value("nvcc", std::string("?")));
   row("baseline", r.baseline.value("sha", std::string()) + " (" + r.baseline.value("rev", std::string()) + ")");
   row("candidate", r.candidate.value("sha", std::string()) + " (" + r.candidate.value("rev", std::string()) + ")" +

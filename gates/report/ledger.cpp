@@ -96,7 +96,8 @@ std::optional<std::string> Ledger::find(const std::string& key) const {
   if (fs::exists(dir_ / key / "landing.json")) return key;
   std::optional<std::string> best;
   int best_seq = -1;
-  for (const auto& e : index()["reports"])
+  const json idx = index();  // kept alive: range-for would not extend a temporary's member
+  for (const auto& e : idx["reports"])
     if ((e.value("candidate_id", "") == key || e.value("candidate_sha", "").rfind(key, 0) == 0) && e.value("seq", 0) > best_seq) {
       best_seq = e.value("seq", 0);
       best = e.value("id", "");
@@ -107,7 +108,8 @@ std::optional<std::string> Ledger::find(const std::string& key) const {
 std::optional<std::string> Ledger::latest() const {
   std::optional<std::string> best;
   int best_seq = -1;
-  for (const auto& e : index()["reports"])
+  const json idx = index();
+  for (const auto& e : idx["reports"])
     if (e.value("seq", 0) > best_seq) {
       best_seq = e.value("seq", 0);
       best = e.value("id", "");

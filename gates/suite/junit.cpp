@@ -11,11 +11,25 @@ namespace pfx::gates {
 
 namespace {
 
+// The informative part of a failing test's output: GoogleTest's failure lines (the assertion, the
+// values, an exception's description) when there are any, else the last lines.
 std::string tail_lines(const std::string& s, size_t n) {
   std::vector<std::string> lines;
   std::stringstream ss(s);
   for (std::string l; std::getline(ss, l);)
     if (!l.empty()) lines.push_back(l);
+  std::string picked;
+  size_t count = 0;
+  for (size_t i = 0; i < lines.size() && count < n; ++i) {
+    const auto& l = lines[i];
+    if (l.find("Failure") != std::string::npos || l.find("exception") != std::string::npos ||
+        l.find("Expected") != std::string::npos || l.find("Which is") != std::string::npos ||
+        l.find("Value of") != std::string::npos || l.find("Actual") != std::string::npos) {
+      picked += l + "\n";
+      ++count;
+    }
+  }
+  if (!picked.empty()) return picked;
   std::string out;
   for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
   return out;

@@ -39,12 +39,14 @@ std::pair<std::string, std::string> kernel_names(const char* mangled) {
   if (mangled == nullptr) return {"(unnamed kernel)", ""};
   std::lock_guard lock(*mutex);
   auto it = cache->find(mangled);
-  if (it != cache->end()) return it->second;
+  // The pointer identifies a kernel while its module is loaded; after an unload the address may
+  // name another kernel, so the text is compared too.
+  if (it != cache->end() && it->second.second == mangled) return it->second;
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
                                                          &std::free);
   std::pair<std::string, std::string> names{status == 0 && demangled ? demangled.get() : mangled, mangled};
-  cache->emplace(mangled, names);
+  (*cache)[mangled] = names;
   return names;
 }
 
@@ -266,7 +268,11 @@ void setup_cupti() {
                                                         CUPTI_CBID_RESOURCE_CONTEXT_CREATED)) &&
                      KT_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-  if (!resource_ok) note("context callbacks unavailable: records of contexts destroyed before exit may be lost");
+  if (resource_ok) {
+    s.contexts_tracked.store(true);
+  } else {
+    note("context callbacks unavailable: records of contexts destroyed before exit may be lost");
+  }
   if (kinds.nvtx) {
     std::initializer_list<const char*> launch_words = {"Launch"};
     std::initializer_list<const char*> all_words = {"Launch", "Memcpy", "Memset"};

@@ -51,7 +51,9 @@ void flush_thread_main(State* s) {
     lock.unlock();
     // Default (unforced) flush: buffers whose records are all complete; then whatever NVTX and
     // launch records are pending, so a crash loses at most about one period.
-    if (s->cupti_ready.load() && s->live_contexts.load() > 0) flush_activity(/*forced=*/false);
+    if (s->cupti_ready.load() && (!s->contexts_tracked.load() || s->live_contexts.load() > 0)) {
+      flush_activity(/*forced=*/false);
+    }
     write_to_journal();
     lock.lock();
   }
@@ -110,7 +112,10 @@ void finish() {
   // Contexts still alive: force out every buffer, incomplete records included. Contexts already
   // destroyed were flushed when their destruction started (cupti_hooks.cpp); flushing against a
   // context in teardown can deadlock, so no flush happens without a live one.
-  if (s.cupti_ready.load() && s.live_contexts.load() > 0) flush_activity(/*forced=*/true);
+  // Without context callbacks we cannot know, and flush anyway (as NVIDIA's injection sample does).
+  if (s.cupti_ready.load() && (!s.contexts_tracked.load() || s.live_contexts.load() > 0)) {
+    flush_activity(/*forced=*/true);
+  }
   std::string last = journal_counters_line(s.tracker.unmatched_ends());
   if (std::uint64_t n = s.incomplete_records.load(); n > 0) {
     last += journal_note_line(std::to_string(n) +

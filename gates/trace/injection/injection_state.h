@@ -36,6 +36,7 @@ struct State {
   std::atomic<bool> finishing{false};    // exit path started
   std::atomic<bool> closed{false};       // journal closed: later records are dropped
   std::atomic<bool> cupti_ready{false};  // activity callbacks registered
+  std::atomic<bool> contexts_tracked{false};  // context callbacks enabled, so live_contexts is known
   std::atomic<int> live_contexts{0};     // CUDA contexts created and not yet being destroyed
   std::atomic<std::uint64_t> incomplete_records{0};  // delivered by a forced flush without timestamps
 
