@@ -140,7 +140,7 @@ int gemm_fast_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) 
   (void)T;
   (void)N;
   (void)K;
-  return find_variant(ggml_type, "mma_t128_n128_w8_s4") ;
+  return find_variant(ggml_type, "wgmma_t128_n128_s3");
 }
 
 int gemm_fast_swiglu_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) {

@@ -21,6 +21,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_wgmma(c
 }
 
 template <class Cfg, class W, bool kSwi>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_wgmma_pipe(const GemmParams p) {
+  gemm_fast_body_pipe<Cfg, W, kSwi>(p);
+}
+
+template <class Cfg, class W, bool kSwi>
 void launch_gemm(const detail::GemmLaunch& a) {
   constexpr int kSmem = Cfg::template smem_bytes<W>();
   static_assert(kSmem <= ::pfx::kernels::sm90::kMaxSmemPerBlock, "tile + pipeline exceed 227 KiB of shared memory");
@@ -29,7 +34,9 @@ void launch_gemm(const detail::GemmLaunch& a) {
   static_assert(Cfg::kMinBlocks * Cfg::kThreads * 32 <= ::pfx::kernels::sm90::kRegistersPerSm || Cfg::kMinBlocks == 1,
                 "kMinBlocks leaves fewer than 32 registers per thread");
   void (*const kernel)(GemmParams) = [] {
-    if constexpr (Cfg::kWgmma)
+    if constexpr (Cfg::kPipelined)
+      return &k_gemm_wgmma_pipe<Cfg, W, kSwi>;
+    else if constexpr (Cfg::kWgmma)
       return &k_gemm_wgmma<Cfg, W, kSwi>;
     else
       return &k_gemm_mma<Cfg, W, kSwi>;
@@ -69,7 +76,7 @@ void launch_gemm(const detail::GemmLaunch& a) {
 template <class Cfg, class W>
 detail::GemmVariantEntry variant_entry(const char* name) {
   GemmVariantInfo info{name,
-                       Cfg::kWgmma ? "k_gemm_wgmma" : "k_gemm_mma",
+                       Cfg::kPipelined ? "k_gemm_wgmma_pipe" : Cfg::kWgmma ? "k_gemm_wgmma" : "k_gemm_mma",
                        Cfg::BT,
                        Cfg::BN,
                        Cfg::S,
@@ -87,5 +94,10 @@ using CfgWgN128S3 = GemmCfg<128, 128, 1, 1, 3, true, 2>;   // 2 warpgroups, m64n
 using CfgWgN128S3x1 = GemmCfg<128, 128, 1, 1, 3, true, 1>;  // same, where 2 CTAs do not fit
 using CfgWgN128S4 = GemmCfg<128, 128, 1, 1, 4, true, 1>;
 using CfgWgN256S3 = GemmCfg<128, 256, 1, 1, 3, true, 1>;   // m64n256
+// Pipelined wgmma (GemmPipeCfg<BT, BN, lookahead D, min blocks/SM>): D+2 X stages, D+1 raw stages.
+using CfgPipeT128D2 = GemmPipeCfg<128, 128, 2, 1>;
+using CfgPipeT128D3 = GemmPipeCfg<128, 128, 3, 1>;
+using CfgPipeT256D2 = GemmPipeCfg<256, 128, 2, 1>;         // 4 warpgroups, 512 threads
+using CfgPipeT128N256D2 = GemmPipeCfg<128, 256, 2, 1>;
 
 }  // namespace pfx::kern::gemm_dev

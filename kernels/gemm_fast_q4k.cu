@@ -12,6 +12,10 @@ const std::vector<GemmVariantEntry>& gemm_variants_q4k() {
       variant_entry<CfgWgN128S3, W>("wgmma_t128_n128_s3"),
       variant_entry<CfgWgN128S4, W>("wgmma_t128_n128_s4"),
       variant_entry<CfgWgN256S3, W>("wgmma_t128_n256_s3"),
+      variant_entry<CfgPipeT128D2, W>("wgp_t128_n128_d2"),
+      variant_entry<CfgPipeT128D3, W>("wgp_t128_n128_d3"),
+      variant_entry<CfgPipeT256D2, W>("wgp_t256_n128_d2"),
+      variant_entry<CfgPipeT128N256D2, W>("wgp_t128_n256_d2"),
   };
   return v;
 }

@@ -10,6 +10,8 @@ const std::vector<GemmVariantEntry>& gemm_variants_q6k() {
   static const std::vector<GemmVariantEntry> v = {
       variant_entry<CfgMmaW8S3, W>("mma_t128_n128_w8_s3"),
       variant_entry<CfgWgN128S3x1, W>("wgmma_t128_n128_s3"),
+      variant_entry<CfgPipeT128D2, W>("wgp_t128_n128_d2"),
+      variant_entry<CfgPipeT128D3, W>("wgp_t128_n128_d3"),
   };
   return v;
 }

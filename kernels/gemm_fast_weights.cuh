@@ -75,21 +75,21 @@ PFX_GEMM_HD bool signbit_set(float f) {
 // tests build host code with -ffp-contract=off).
 PFX_GEMM_HD float fmul_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
-  return fmul_rn(a, b);
+  return __fmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
 PFX_GEMM_HD float fsub_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
-  return fsub_rn(a, b);
+  return __fsub_rn(a, b);
 #else
   return a - b;
 #endif
 }
 PFX_GEMM_HD float fma_rn(float a, float b, float c) {
 #ifdef __CUDA_ARCH__
-  return fma_rn(a, b, c);
+  return __fmaf_rn(a, b, c);
 #else
   return std::fma(a, b, c);
 #endif
@@ -181,6 +181,19 @@ struct WeightQ4K {
     const uint32_t shift = 4u * static_cast<uint32_t>(s);
 PFX_GEMM_UNROLL
     for (int i = 0; i < 8; ++i) nibbles4(words[i] >> shift, d1, m1, out[2 * i], out[2 * i + 1]);
+  }
+
+  // Half hh (0/1) of that sub-block: 16 weights, as 8 half2 words (CTAs with more threads than
+  // sub-blocks per k-tile split each one in two).
+  PFX_GEMM_HD static void dequant16(const uint8_t* raw, int kt, int s, int hh, uint32_t (&out)[8]) {
+    const uint4 hdr = *reinterpret_cast<const uint4*>(raw);
+    const uint4 q = *reinterpret_cast<const uint4*>(raw + 16 + 16 * hh);
+    float d1, m1;
+    scale_min(hdr, 2 * (kt & 3) + s, d1, m1);
+    const uint32_t words[4] = {q.x, q.y, q.z, q.w};
+    const uint32_t shift = 4u * static_cast<uint32_t>(s);
+PFX_GEMM_UNROLL
+    for (int i = 0; i < 4; ++i) nibbles4(words[i] >> shift, d1, m1, out[2 * i], out[2 * i + 1]);
   }
 
   // d·sc and dmin·m of sub-block sbi (0..7) from the 16-byte header (ggml's get_scale_min_k4).

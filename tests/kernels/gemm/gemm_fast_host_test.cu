@@ -176,6 +176,9 @@ TEST(GemmFastTiles, SwigluSlotsPairWithEpilogue) {
   check_swiglu_slots<CfgWgN128S3>();
   check_swiglu_slots<CfgWgN128S4>();
   check_swiglu_slots<CfgWgN256S3>();
+  check_swiglu_slots<CfgPipeT128D2>();
+  check_swiglu_slots<CfgPipeT256D2>();
+  check_swiglu_slots<CfgPipeT128N256D2>();
 }
 
 TEST(GemmFastTiles, VariantTableIsSane) {

@@ -131,7 +131,7 @@ bool variant_selected(const char* name) {
   while (start <= list.size()) {
     const size_t comma = list.find(',', start);
     const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty() && n.find(item) != std::string::npos) return true;
+    if (!item.empty() && n.rfind(item, 0) == 0) return true;  // a prefix of the name
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -35,7 +35,7 @@ Reference reference_gemm(const std::vector<uint16_t>& x16, const std::vector<uin
                          int64_t K);
 
 // Whether the variant named `name` is to be run: $PFX_GEMM_VARIANTS is a comma-separated list of
-// substrings ("mma_", "wgmma_t128_n128"); unset or empty selects every variant. Lets a GPU run
+// name prefixes ("mma_", "wgmma_t128_n128"); unset or empty selects every variant. Lets a GPU run
 // test the two MMA flavours in separate processes, so a crash in one cannot hide the other.
 bool variant_selected(const char* name);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU session for the fast GEMM: host checks, the GPU tests (mma.sync and wgmma variants in
-# separate processes, so a crash in one flavour cannot hide the other's results), optional
+# one process per variant family, so a crash in one cannot hide the others' results), optional
 # gemm_bench, then compute-sanitizer memcheck/racecheck on a small case (last: least important
 # within a 300 s lease). Builds nothing: BIN_DIR
 # holds test_gemm_fast, test_gemm_fast_host and gemm_bench (see stage_for_gpu.sh).
@@ -36,17 +36,21 @@ run() {  # name timeout cmd...
 }
 
 run host_checks 30 "$bin/test_gemm_fast_host" --gtest_color=no
-PFX_GEMM_VARIANTS=mma_ run gpu_tests_mma 75 "$bin/test_gemm_fast" --gtest_color=no
-PFX_GEMM_VARIANTS=wgmma_ run gpu_tests_wgmma 75 "$bin/test_gemm_fast" --gtest_color=no
-wg_rc=$?
-
+# One process per variant family: a crash (sticky CUDA error) in one cannot hide the others.
 bench_variants=""
-if [[ $wg_rc -ne 0 && $wg_rc -ne 1 ]]; then
-  bench_variants="mma_"
-  say "wgmma test process died (rc=$wg_rc): benchmarking the mma.sync variants only"
-fi
+for fam in mma_ wgmma_ wgp_t128_n128_d2 wgp_t128_n128_d3 wgp_t256 wgp_t128_n256; do
+  PFX_GEMM_VARIANTS=$fam run "gpu_tests_$fam" 40 "$bin/test_gemm_fast" --gtest_color=no
+  rc=$?
+  if [[ $rc -eq 0 || $rc -eq 1 ]]; then
+    bench_variants="${bench_variants:+$bench_variants,}$fam"
+  else
+    say "    family $fam: test process died (rc=$rc), left out of the benchmark"
+  fi
+done
 
-PFX_GEMM_VARIANTS=$bench_variants run bench 100 "$bin/gemm_bench" --csv "$out/bench.csv"
+PFX_GEMM_VARIANTS=$bench_variants run bench 120 "$bin/gemm_bench" --csv "$out/bench.csv"
+nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader >>"$out/gpu.txt" 2>&1 || true
+say "gpu after bench: $(tail -1 "$out/gpu.txt")"
 say ""
 sed -n '/== summary/,$p' "$out/bench.log" | tee -a "$summary"
 grep -E "gemv_fast|swiglu" "$out/bench.log" | tee -a "$summary" >/dev/null
@@ -54,7 +58,7 @@ grep -E "gemv_fast|swiglu" "$out/bench.log" | tee -a "$summary" >/dev/null
 export PATH="$PATH:/usr/local/cuda/bin"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
-    PFX_GEMM_VARIANTS=mma_t128_n128_w8,wgmma_t128_n128_s3 run "sanitizer_$tool" 20 \
+    PFX_GEMM_VARIANTS=mma_t128_n128_w8,wgmma_t128_n128_s3,wgp_t128_n128_d2,wgp_t256 run "sanitizer_$tool" 30 \
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/test_gemm_fast" --gtest_color=no \
       --gtest_filter=GemmFast.WeightsBitExactThroughIdentity
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Hazard|Invalid" "$out/sanitizer_$tool.log" | sort | uniq -c | head -5 | sed 's/^/    /' | tee -a "$summary"
