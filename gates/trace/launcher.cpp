@@ -51,6 +51,14 @@ std::filesystem::path find_injection_library(const std::optional<std::filesystem
     fs::path beside = self.parent_path() / kInjectionLibraryName;
     if (fs::is_regular_file(beside, ec)) return beside;
     looked.push_back(beside);
+    // Any program of a build tree (landing in BUILD/gates/landing, a test in BUILD/tests/...):
+    // BUILD/gates/trace/libkerneltrace.so, found by walking up, so a carried build works anywhere.
+    fs::path dir = self.parent_path();
+    for (int up = 0; up < 6 && dir.has_relative_path(); ++up, dir = dir.parent_path()) {
+      fs::path candidate = dir / "gates" / "trace" / kInjectionLibraryName;
+      if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    looked.push_back(self.parent_path() / "(..)" / "gates/trace" / kInjectionLibraryName);
   }
   const fs::path built = KERNELTRACE_BUILD_LIBRARY;
   if (!built.empty()) {

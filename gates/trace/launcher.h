@@ -22,7 +22,8 @@ const char* tool_version();
 std::filesystem::path journal_path_for(const std::filesystem::path& trace_path);
 
 // Where the injection library is, first match wins: `explicit_path` (must exist), $KERNELTRACE_LIB
-// (must exist), libkerneltrace.so beside the running executable, the path compiled into this build.
+// (must exist), libkerneltrace.so beside the running executable, gates/trace/libkerneltrace.so in a
+// directory above it (the build tree the executable is part of), the path compiled into this build.
 // Throws pfx::Error listing the places it looked.
 std::filesystem::path find_injection_library(const std::optional<std::filesystem::path>& explicit_path);
 
