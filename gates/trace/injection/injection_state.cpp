@@ -84,9 +84,7 @@ State* create_state() {
   header.hostname = host_name();
   header.command = read_command_line();
   header.options = s->options;
-  std::uint64_t start = 0;
-  if (cuptiGetTimestamp(&start) != CUPTI_SUCCESS) start = 0;
-  header.start_ns = start;
+  header.start_ns = now_ns();
   if (std::string error = s->journal.append(journal_line(header)); !error.empty()) {
     std::fprintf(stderr, "kerneltrace: not tracing: %s: %s\n", s->journal_path.c_str(), error.c_str());
     return s;
@@ -160,8 +158,12 @@ std::uint32_t current_thread_id() {
 
 std::uint64_t now_ns() {
   std::uint64_t ts = 0;
-  if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) return ts;
-  // Not expected (cuptiGetTimestamp needs no GPU); CUPTI's default clock is close to this one.
+  const CUptiResult result = cuptiGetTimestamp(&ts);
+  if (result == CUPTI_SUCCESS) return ts;
+  // Not expected (cuptiGetTimestamp needs no GPU); reported once, since this runs on every range.
+  static std::once_flag reported;
+  std::call_once(reported, [result] { cupti_succeeded(result, "cuptiGetTimestamp(&ts)", __FILE__, __LINE__); });
+  // CUPTI's default clock is close to this one.
   timespec t{};
   clock_gettime(CLOCK_REALTIME, &t);
   return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
