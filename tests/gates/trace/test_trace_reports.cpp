@@ -207,6 +207,40 @@ TEST(Diff, TotalsWhenEitherTraceLacksPasses) {
   EXPECT_NE(d.warnings[0].find("raw totals"), std::string::npos);
 }
 
+// Every trace in data/ (the hand-made ones, and real ones recorded on the H200 as they are added):
+// it loads, and its summary is internally consistent.
+TEST(RecordedTraces, AllLoadAndSummariesAreConsistent) {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(data_file(""))) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 11 || name.compare(name.size() - 11, 11, ".trace.json") != 0) continue;
+    ++seen;
+    SCOPED_TRACE(name);
+    Trace t = load_trace(entry.path());
+    Summary s = summarize(t, name);
+    std::uint64_t roles = 0, ranges = 0, kernels = 0;
+    double share = 0;
+    for (const auto& g : s.roles) roles += g.exclusive_ns;
+    for (const auto& g : s.ranges) ranges += g.exclusive_ns;
+    for (const auto& k : s.kernels) {
+      kernels += k.total_ns;
+      share += k.share;
+    }
+    EXPECT_EQ(roles, s.total_kernel_ns);
+    EXPECT_EQ(ranges, s.total_kernel_ns);
+    EXPECT_EQ(kernels, s.total_kernel_ns);
+    if (s.total_kernel_ns > 0) {
+      EXPECT_NEAR(share, 1.0, 1e-9);
+    }
+    EXPECT_LE(s.busy.union_ns, s.busy.kernel_ns);
+    for (const auto& k : t.kernels) EXPECT_TRUE(k.range == kNoRange || t.find_range(k.range)) << k.name;
+    // Diffing a trace with itself changes nothing.
+    TraceDiff self = diff_summaries(s, s);
+    for (const auto& row : self.kernels) EXPECT_EQ(row.status, DiffRow::Status::same) << row.key;
+  }
+  EXPECT_GE(seen, 3);
+}
+
 TEST(TextFormat, Numbers) {
   EXPECT_EQ(with_commas(0), "0");
   EXPECT_EQ(with_commas(999), "999");
