@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cuda/cuda_backend.h"
 #include "model/compare.h"
 #include "model/greedy.h"
+#include "util/error.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
 
