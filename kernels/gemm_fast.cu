@@ -92,7 +92,7 @@ int find_variant(uint32_t type, const char* name) {
   const auto& v = entries(type);
   for (size_t i = 0; i < v.size(); ++i)
     if (std::string(v[i].info.name) == name) return static_cast<int>(i);
-  return 0;
+  fail("gemm_fast: no variant ", name, " for weight type id ", type);
 }
 
 detail::GemmLaunch launch_args(const QuantMatrixView& w, const void* w1, const uint16_t* x16, int64_t T, void* y,
@@ -134,15 +134,24 @@ const std::vector<GemmVariantInfo>& gemm_fast_variants(uint32_t ggml_type) {
   }
 }
 
-// The choice per shape. Provisional until measured on the H200 (tests/kernels/gemm/NOTES.md has
-// the numbers behind each entry).
+// The choice per shape, from the H200 measurements in tests/kernels/gemm/NOTES.md (run 2, every
+// variant validated): the 256-token pipelined tile (4 warpgroups; half the dequantization per MAC)
+// wins once it fills a wave of the 132 SMs; below that a 128-token tile; q6_K, whose staging is
+// heaviest, is best on the classic wgmma loop at every measured shape.
 int gemm_fast_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) {
-  (void)T;
-  (void)N;
   (void)K;
-  return find_variant(ggml_type, "wgmma_t128_n128_s3");
+  constexpr int64_t kSms = 132;
+  const bool full_wave_of_256 = ((T + 255) / 256) * ((N + 127) / 128) >= kSms;
+  switch (ggml_type) {
+    case kQ4K: return find_variant(ggml_type, full_wave_of_256 ? "wgp_t256_n128_d2" : "wgp_t128_n128_d2");
+    case kQ8_0: return find_variant(ggml_type, full_wave_of_256 ? "wgp_t256_n128_d2" : "wgmma_t128_n128_s3");
+    case kF16: return find_variant(ggml_type, full_wave_of_256 ? "wgp_t256_n128_d2" : "wgp_t128_n128_d2");
+    case kQ6K: return find_variant(ggml_type, "wgmma_t128_n128_s3");
+    default: fail("gemm_fast_pick_variant: weight type id ", ggml_type, " has no fast kernel");
+  }
 }
 
+// SwiGLU tiles hold BN/2 output columns, so the CTA count is that of a GEMM with 2N rows.
 int gemm_fast_swiglu_pick_variant(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) {
   return gemm_fast_pick_variant(ggml_type, T, 2 * N, K);
 }

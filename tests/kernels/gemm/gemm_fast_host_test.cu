@@ -181,6 +181,25 @@ TEST(GemmFastTiles, SwigluSlotsPairWithEpilogue) {
   check_swiglu_slots<CfgPipeT128N256D2>();
 }
 
+// The dispatch table picks what run 2 on the H200 measured fastest (tests/kernels/gemm/NOTES.md).
+TEST(GemmFastTiles, PicksMatchTheMeasuredWinners) {
+  const auto name = [](uint32_t t, int64_t T, int64_t N, int64_t K) {
+    return std::string(gemm_fast_variants(t)[static_cast<size_t>(gemm_fast_pick_variant(t, T, N, K))].name);
+  };
+  EXPECT_EQ(name(kQ4K, 512, 4096, 4096), "wgp_t128_n128_d2");
+  EXPECT_EQ(name(kQ4K, 512, 4096, 11008), "wgp_t128_n128_d2");
+  EXPECT_EQ(name(kQ4K, 512, 11008, 4096), "wgp_t256_n128_d2");
+  EXPECT_EQ(name(kQ4K, 512, 32000, 4096), "wgp_t256_n128_d2");
+  EXPECT_EQ(name(kQ4K, 2048, 4096, 4096), "wgp_t256_n128_d2");
+  EXPECT_EQ(name(kQ8_0, 512, 4096, 4096), "wgmma_t128_n128_s3");
+  EXPECT_EQ(name(kQ8_0, 2048, 11008, 4096), "wgp_t256_n128_d2");
+  EXPECT_EQ(name(kQ6K, 2048, 4096, 11008), "wgmma_t128_n128_s3");
+  EXPECT_EQ(name(kF16, 512, 4096, 4096), "wgp_t128_n128_d2");
+  const auto& q4 = gemm_fast_variants(kQ4K);
+  EXPECT_EQ(std::string(q4[static_cast<size_t>(gemm_fast_swiglu_pick_variant(kQ4K, 512, 11008, 4096))].name),
+            "wgp_t256_n128_d2");
+}
+
 TEST(GemmFastTiles, VariantTableIsSane) {
   for (uint32_t t : kFastTypes) {
     const auto& v = gemm_fast_variants(t);
