@@ -110,7 +110,8 @@ int cmd_bench(int argc, char** argv) {
   for (auto g : gens) run_test("tg" + std::to_string(g), 0, g);
 
   const auto dev = cuda::device_info();
-  nlohmann::json j = {{"model", (*vm)["model"].as<std::string>()}, {"path", path},
+  nlohmann::json j = {{"model", (*vm)["model"].as<std::string>()}, {"path", path}, {"gemm", backend.fast_gemm()},
+                      {"fallbacks", backend.fallbacks()},
                       {"device", {{"name", dev.name}, {"sm_count", dev.sm_count}, {"sm_clock_mhz", dev.sm_clock_mhz},
                                   {"driver", dev.driver_version}, {"runtime", dev.runtime_version}}},
                       {"results", results}};

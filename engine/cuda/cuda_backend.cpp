@@ -118,7 +118,12 @@ struct CudaBackend::Impl {
         widest = std::max(widest, mm->rows * mm->cols);
       layers.push_back(std::move(d));
     }
-    gemm.reserve_weight_scratch(widest);  // the generic GEMM, and the fast path's fallback
+    gemm.reserve_weight_scratch(widest);
+    std::vector<const DeviceMatrix*> schedule;  // the order run_layers() + the head run GEMMs in
+    for (const auto& d : layers)
+      for (const DeviceMatrix* mm : {&d.wq, &d.wk, &d.wv, &d.wo, &d.gate, &d.up, &d.down}) schedule.push_back(mm);
+    schedule.push_back(output);
+    gemm.set_schedule(std::move(schedule));
 
     const int64_t D = cfg.n_embd, hd = cfg.head_dim, H = cfg.n_head, Hkv = cfg.n_head_kv, F = cfg.n_ff;
     const size_t kv_elems = static_cast<size_t>(cfg.n_layer * Hkv * max_ctx * hd);
@@ -281,6 +286,9 @@ CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx)
     : impl_(std::make_unique<Impl>(model, path, max_ctx)) {}
 CudaBackend::~CudaBackend() = default;
 std::string CudaBackend::name() const { return std::string("cuda-") + path_name(impl_->path); }
+std::string CudaBackend::fast_gemm() const {
+  return impl_->path == Path::Fast ? fast_gemm_name(impl_->gemm.fast_variant()) : "generic";
+}
 void CudaBackend::reset() { impl_->pos = 0; }
 std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
   return impl_->forward(tokens, all_logits);

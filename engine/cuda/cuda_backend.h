@@ -47,6 +47,8 @@ class CudaBackend final : public Backend {
 
   // GPU time of the last forward() (CUDA events around its launch sequence), milliseconds.
   double last_gpu_ms() const;
+  // The fast path's prefill GEMM variant ("pipelined" | "fused", env PFX_FAST_GEMM), or "generic".
+  std::string fast_gemm() const;
   // Reasons the fast path fell back to a generic kernel (logged once each).
   const std::vector<std::string>& fallbacks() const;
 

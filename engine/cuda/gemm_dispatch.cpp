@@ -2,6 +2,7 @@
 
 #include <cublas_v2.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cuda/nvtx_range.h"
@@ -28,8 +29,15 @@ kern::GemmEpilogue to_fast(Epilogue e) {
 kern::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
 }  // namespace
 
+const char* fast_gemm_name(FastGemm v) { return v == FastGemm::Pipelined ? "pipelined" : "fused"; }
+
 GemmDispatch::~GemmDispatch() {
   if (handle_) cublasDestroy(handle_);
+  for (int s = 0; s < 2; ++s) {
+    if (ready_[s]) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(ready_[s]));
+    if (free_[s]) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(free_[s]));
+  }
+  if (side_) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(side_));
 }
 
 void GemmDispatch::init(cudaStream_t stream, bool fast) {
@@ -41,10 +49,60 @@ void GemmDispatch::init(cudaStream_t stream, bool fast) {
   CUBLAS_CHECK(cublasSetWorkspace(handle_, cublas_workspace_.as(), kCublasWorkspaceBytes));
   // Deterministic and exact fp16 products with fp32 accumulation: no reduced-precision reductions.
   CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+  if (const char* v = std::getenv("PFX_FAST_GEMM"); v && *v) {
+    if (std::string(v) == "fused")
+      variant_ = FastGemm::Fused;
+    else if (std::string(v) != "pipelined")
+      fail("PFX_FAST_GEMM='", v, "': expected 'pipelined' or 'fused'");
+  }
+  if (fast_ && variant_ == FastGemm::Pipelined) {
+    CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    for (int s = 0; s < 2; ++s) {
+      CUDA_CHECK(cudaEventCreateWithFlags(&ready_[s], cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventCreateWithFlags(&free_[s], cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventRecord(free_[s], stream));  // both slots start free
+    }
+  }
 }
 
 void GemmDispatch::reserve_weight_scratch(int64_t elements) {
-  if (weight_f16_.bytes() < static_cast<size_t>(elements) * 2) weight_f16_ = DeviceBuffer(static_cast<size_t>(elements) * 2);
+  // weight_f16_ serves the generic path and every fallback; the slots the pipelined variant.
+  const size_t bytes = static_cast<size_t>(elements) * 2;
+  if (weight_f16_.bytes() < bytes) weight_f16_ = DeviceBuffer(bytes);
+  if (fast_ && variant_ == FastGemm::Pipelined)
+    for (auto& slot : slot_)
+      if (slot.bytes() < bytes) slot = DeviceBuffer(bytes);
+}
+
+void GemmDispatch::set_schedule(std::vector<const DeviceMatrix*> order) {
+  schedule_ = std::move(order);
+  schedule_index_.clear();
+  for (size_t i = 0; i < schedule_.size(); ++i) schedule_index_.emplace(schedule_[i], i);
+}
+
+int GemmDispatch::prefetch(const DeviceMatrix& w, int busy_slot) {
+  for (int s = 0; s < 2; ++s)
+    if (slot_weight_[s] == &w) return s;
+  const int s = busy_slot < 0 ? 0 : 1 - busy_slot;
+  // The slot's previous reader (a GEMM on the main stream) must finish before we overwrite it.
+  CUDA_CHECK(cudaStreamWaitEvent(side_, free_[s], 0));
+  {
+    NvtxRange r(w.name.substr(0, w.name.size() - (w.name.ends_with(".weight") ? 7 : 0)) + ".dequant", 0);
+    kernels::dequant_to_f16(w.ggml_type, w.buffer.as(), slot_[s].as<uint16_t>(), w.rows, w.cols, side_);
+  }
+  CUDA_CHECK(cudaEventRecord(ready_[s], side_));
+  slot_weight_[s] = &w;
+  return s;
+}
+
+void GemmDispatch::run_pipelined(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e) {
+  const int s = prefetch(w, -1);
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_[s], 0));
+  cublas_gemm(slot_[s].as<uint16_t>(), w, x16, T, y, e);
+  CUDA_CHECK(cudaEventRecord(free_[s], stream_));
+  // Decode the next weight of the schedule into the other slot while this GEMM runs.
+  if (const auto it = schedule_index_.find(&w); it != schedule_index_.end())
+    prefetch(*schedule_[(it->second + 1) % schedule_.size()], s);
 }
 
 void GemmDispatch::note_fallback(const std::string& reason) {
@@ -56,12 +114,17 @@ void GemmDispatch::note_fallback(const std::string& reason) {
 
 void GemmDispatch::run_generic(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e) {
   kernels::dequant_to_f16(w.ggml_type, w.buffer.as(), weight_f16_.as<uint16_t>(), w.rows, w.cols, stream_);
+  cublas_gemm(weight_f16_.as<uint16_t>(), w, x16, T, y, e);
+}
+
+void GemmDispatch::cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const uint16_t* x16, int T, void* y,
+                               Epilogue e) {
   // Row-major Y[T,N] = X[T,K]·W[N,K]ᵀ is column-major Yᵀ[N,T] = W·Xᵀ: W is a column-major K×N
   // matrix (ld K) used transposed, X a column-major K×T matrix (ld K).
   const float alpha = 1.0f, beta = e == Epilogue::AccumulateF32 ? 1.0f : 0.0f;
   const cudaDataType_t ctype = e == Epilogue::StoreF16 ? CUDA_R_16F : CUDA_R_32F;
   CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(w.rows), T, static_cast<int>(w.cols),
-                            &alpha, weight_f16_.as(), CUDA_R_16F, static_cast<int>(w.cols), x16, CUDA_R_16F,
+                            &alpha, w16, CUDA_R_16F, static_cast<int>(w.cols), x16, CUDA_R_16F,
                             static_cast<int>(w.cols), &beta, y, ctype, static_cast<int>(w.rows), CUBLAS_COMPUTE_32F,
                             CUBLAS_GEMM_DEFAULT));
 }
@@ -70,6 +133,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
                        Epilogue e) {
   NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
   if (fast_) {
+    if (T > kern::kGemvMaxT && variant_ == FastGemm::Pipelined) return run_pipelined(w, x16, T, y, e);
     const std::string why = kern::gemm_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
       if (T <= kern::kGemvMaxT)
@@ -85,7 +149,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
 
 bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up,
                               const uint16_t* x16, int T, uint16_t* a16) {
-  if (!fast_) return false;
+  if (!fast_ || variant_ == FastGemm::Pipelined) return false;
   const std::string why = kern::gemm_fast_swiglu_unsupported_reason(view(gate), view(up), T);
   if (!why.empty()) {
     note_fallback(range + " (T=" + std::to_string(T) + "): " + why);

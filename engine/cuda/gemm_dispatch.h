@@ -1,12 +1,21 @@
 // Y[T,N] = X16[T,K] · fp16(dequant(W[N,K]))ᵀ with fp32 accumulation, on either path, inside the
-// NVTX range named after the weight tensor. Generic: dequantize W to fp16 scratch + cublasGemmEx.
-// Fast: the fused quantized kernels (kernels/gemm_fast.h), falling back to generic with a logged
-// reason when a call is outside their preconditions.
+// NVTX range named after the weight tensor. Every variant computes the same arithmetic.
+//   Generic: dequantize W to fp16 scratch, then cublasGemmEx — one after the other.
+//   Fast, prefill (T > kGemvMaxT), variant "pipelined" (default): the same dequantize + cuBLAS,
+//     but the next weight of the forward's fixed GEMM schedule is dequantized on a side stream
+//     into the other of two scratch buffers while the current GEMM runs (events order the two:
+//     ready[slot] before the GEMM reads it, free[slot] before the next dequant overwrites it).
+//   Fast, prefill, variant "fused" (PFX_FAST_GEMM=fused): the fused quantized kernels of
+//     kernels/gemm_fast.h (raw blocks → exact fp16 in shared memory → wgmma). Measured slower
+//     than the pipelined variant on the H200 (kernels/NOTES.md), kept selectable for A/B.
+//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
+// Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -24,6 +33,8 @@ struct DeviceMatrix {
 };
 
 enum class Epilogue { StoreF32, AccumulateF32, StoreF16 };
+enum class FastGemm { Pipelined, Fused };
+const char* fast_gemm_name(FastGemm);
 
 class GemmDispatch {
  public:
@@ -34,6 +45,10 @@ class GemmDispatch {
 
   void init(cudaStream_t stream, bool fast);
   void reserve_weight_scratch(int64_t elements);
+  // The order in which the forward pass runs its GEMMs (wraps around): what "next weight" means
+  // for the pipelined variant's prefetch.
+  void set_schedule(std::vector<const DeviceMatrix*> order);
+  FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
   // Fast path only: a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one fused kernel. Returns false (nothing
@@ -46,11 +61,23 @@ class GemmDispatch {
 
  private:
   void run_generic(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
+  void run_pipelined(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
+  void cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
+  // Enqueues dequant of w into the slot not holding `keep` (side stream); returns the slot.
+  int prefetch(const DeviceMatrix& w, int busy_slot);
 
   cudaStream_t stream_ = nullptr;
   bool fast_ = false;
   cublasContext* handle_ = nullptr;
   DeviceBuffer weight_f16_;  // generic path: the current weight, dequantized
+  FastGemm variant_ = FastGemm::Pipelined;
+  // Pipelined variant: two fp16 weight slots filled on side_ and read by cuBLAS on stream_.
+  cudaStream_t side_ = nullptr;
+  DeviceBuffer slot_[2];
+  const DeviceMatrix* slot_weight_[2] = {nullptr, nullptr};
+  cudaEvent_t ready_[2] = {nullptr, nullptr}, free_[2] = {nullptr, nullptr};
+  std::vector<const DeviceMatrix*> schedule_;
+  std::unordered_map<const DeviceMatrix*, size_t> schedule_index_;
   DeviceBuffer cublas_workspace_;
   std::set<std::string> seen_;
   std::vector<std::string> fallbacks_;

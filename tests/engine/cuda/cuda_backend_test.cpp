@@ -116,7 +116,9 @@ TEST(CudaBackend, GreedyAgainstTheOracle) {
                                                  : "first divergence at token " + std::to_string(first))
                 << " (" << r.generated.size() << " tokens)\n";
       // The fixtures' greedy runs are knife-edge by design (README): f32 models must match exactly.
-      if (name.rfind("stories260K", 0) == 0) EXPECT_EQ(r.generated, c.oracle_greedy) << name;
+      if (name.rfind("stories260K", 0) == 0) {
+        EXPECT_EQ(r.generated, c.oracle_greedy) << name;
+      }
     }
   }
 }

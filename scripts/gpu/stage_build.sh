@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs what a GPU session needs from a build made here (PFX_STATIC_RUNTIME=ON, Release) into one
+# compressed archive that fits the device tool's 64 MiB carry, keeping the build-tree layout:
+#   scripts/gpu/stage_build.sh BUILD_DIR ARCHIVE      (unpack there with: tar xJf ARCHIVE)
+set -euo pipefail
+build=$1; archive=$2
+files=(
+  engine/cli/prefill engine/cli/kernel-resources.json engine/cli/kernel-resources.ptxas.txt
+  tests/engine/cuda/test_cuda_backend
+  gates/trace/kerneltrace gates/trace/libkerneltrace.so
+  tests/gates/trace/test_trace_gpu tests/gates/trace/trace_gpu_program tests/gates/trace/trace_plain_cuda_program
+  tests/kernels/test_kernels_attention tests/kernels/test_kernels_dequant tests/kernels/test_kernels_norm_elementwise
+  tests/kernels/test_kernels_rope tests/kernels/gemm/test_gemm_fast tests/kernels/gemm/gemm_bench
+  gates/landing/landing
+)
+present=()
+for f in "${files[@]}"; do [[ -e $build/$f ]] && present+=("$build/$f") || echo "stage_build: missing $build/$f" >&2; done
+tar cJf "$archive" "${present[@]}"
+ls -la "$archive"
