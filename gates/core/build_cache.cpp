@@ -29,9 +29,9 @@ bool Build::cuda_compiled() const {
          version["capabilities"].value("cuda_compiled", false);
 }
 
-std::string revision_id(const fs::path& repo, const std::string& rev) {
+std::string revision_id(const fs::path& repo, const std::string& rev, const std::vector<std::string>& exclude) {
   if (rev == kWorktreeRev) {
-    const auto change = working_change(repo);
+    const auto change = working_change(repo, exclude);
     if (change.empty()) return short_sha(change.base_sha);
     return short_sha(change.base_sha) + "-wt-" + change.hash;
   }
@@ -94,7 +94,7 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
   b.rev = spec.rev;
   WorkingChange change;
   if (spec.rev == kWorktreeRev) {
-    change = working_change(spec.repo);
+    change = working_change(spec.repo, spec.exclude);
     b.sha = change.base_sha;
     b.worktree = !change.empty();
     b.id = b.worktree ? short_sha(b.sha) + "-wt-" + change.hash : short_sha(b.sha);

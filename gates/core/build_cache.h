@@ -24,6 +24,7 @@ struct BuildSpec {
   std::string prefill_relpath = "engine/cli/prefill";
   double timeout_s = 5400;
   int jobs = 0;
+  std::vector<std::string> exclude;   // repo-relative paths not part of a WORKTREE change (reports, cache)
 };
 
 struct Build {
@@ -46,7 +47,7 @@ struct Build {
 };
 
 // The id a revision would get, without building (for `landing report`, imports, locking).
-std::string revision_id(const std::filesystem::path& repo, const std::string& rev);
+std::string revision_id(const std::filesystem::path& repo, const std::string& rev, const std::vector<std::string>& exclude = {});
 
 // Creates the worktree, configures and builds (or reuses a cached successful build), then asks the
 // binary for its version. A failed build returns ok=false with `error`; only tool failures

@@ -46,11 +46,18 @@ std::string resolve_commit(const fs::path& repo, const std::string& rev) {
   return chomp(r.out);
 }
 
-WorkingChange working_change(const fs::path& repo) {
+WorkingChange working_change(const fs::path& repo, const std::vector<std::string>& exclude) {
   WorkingChange c;
   c.base_sha = resolve_commit(repo, "HEAD");
-  c.patch = run_git(repo, {"diff", "--binary", "HEAD"}).out;
-  const std::string list = git(repo, {"ls-files", "--others", "--exclude-standard", "-z"});
+  std::vector<std::string> spec = {"--", "."};
+  for (const auto& e : exclude)
+    if (!e.empty()) spec.push_back(":(exclude)" + e);
+  std::vector<std::string> diff = {"diff", "--binary", "HEAD"};
+  diff.insert(diff.end(), spec.begin(), spec.end());
+  c.patch = run_git(repo, diff).out;
+  std::vector<std::string> ls = {"ls-files", "--others", "--exclude-standard", "-z"};
+  ls.insert(ls.end(), spec.begin(), spec.end());
+  const std::string list = git(repo, ls);
   std::string cur;
   for (char ch : list) {
     if (ch == '\0') {

@@ -23,7 +23,9 @@ struct WorkingChange {
   std::string hash;                          // 12 hex digits over patch + untracked names/contents
   bool empty() const { return patch.empty() && untracked.empty(); }
 };
-WorkingChange working_change(const std::filesystem::path& repo);
+// `exclude`: repo-relative paths left out (the reports folder and the build cache, which a landing
+// run itself writes and which must not change the candidate's id).
+WorkingChange working_change(const std::filesystem::path& repo, const std::vector<std::string>& exclude = {});
 
 // Creates (or reuses) a detached worktree of `sha` at `dir`.
 void ensure_worktree(const std::filesystem::path& repo, const std::string& sha, const std::filesystem::path& dir);

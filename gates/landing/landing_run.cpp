@@ -101,6 +101,11 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
     }
   }
   BuildSpec spec;
+  // What landing writes inside the repository is not part of the candidate's change.
+  for (const fs::path& own : {opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out), p.cache}) {
+    const auto rel = fs::relative(own, p.repo);
+    if (!rel.empty() && rel.string().rfind("..", 0) != 0) spec.exclude.push_back(rel.string());
+  }
   spec.repo = p.repo;
   spec.cache_dir = p.cache;
   spec.fixtures_dir = p.fixtures;

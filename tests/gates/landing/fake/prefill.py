@@ -18,6 +18,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "behaviour.json")) as f:
     B = json.load(f)
+if os.environ.get("FAKE_PREFILL_CUDA") is not None:  # "this host has a GPU" (1) or not (0), for import tests
+    B["cuda"] = os.environ["FAKE_PREFILL_CUDA"] == "1"
 VOCAB = 64
 
 

@@ -1,0 +1,43 @@
+// A throwaway git repository for landing's end-to-end tests: created under the temp folder with
+// the fake engine (fake/), committed, changed and committed again by the test, removed at the end.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/process.h"
+#include "report/landing_record.h"
+
+class ThrowawayRepo {
+ public:
+  explicit ThrowawayRepo(const std::string& name);
+  ~ThrowawayRepo();
+  ThrowawayRepo(const ThrowawayRepo&) = delete;  // owns (and deletes) its folder
+  ThrowawayRepo& operator=(const ThrowawayRepo&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  void write(const std::string& rel, const std::string& text) const;
+  std::string read(const std::string& rel) const;
+  // Merges `patch` into behaviour.json (the fake engine's planted misbehaviour).
+  void behave(const nlohmann::json& patch) const;
+  // Edits the gate profile (landing.yaml) through a callback on its text.
+  void edit_profile(const std::string& from, const std::string& to) const;
+  std::string commit(const std::string& message) const;  // returns the short SHA
+  pfx::gates::ProcessResult git(const std::vector<std::string>& args) const;
+
+  // Runs `landing ARGS...` in the repository (PFX_FIXTURES set); `env` adds variables.
+  pfx::gates::ProcessResult landing(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const;
+  // landing run --baseline B --candidate C --gates landing.yaml
+  pfx::gates::ProcessResult run(const std::string& baseline, const std::string& candidate,
+                                const std::map<std::string, std::string>& env = {}) const;
+  // The report folder a `landing run` printed, and its record.
+  static std::filesystem::path report_dir(const pfx::gates::ProcessResult& r);
+  static pfx::gates::LandingRecord record(const pfx::gates::ProcessResult& r);
+
+ private:
+  std::filesystem::path dir_;
+};
+
+std::string slurp(const std::filesystem::path& p);
