@@ -64,6 +64,84 @@ std::string mover_text(const json& row) {
 
 }  // namespace
 
+void judge_timing_model(GateResult& r, const std::string& model_name, const std::vector<pfx::trace::TraceDiff>& diffs,
+                        const json& budgets, const std::string& origin, int prompt) {
+  std::map<std::string, Series> kernels, roles;
+  std::vector<double> a_total, b_total;
+  double a_busy = 0, b_busy = 0;
+  for (const auto& d : diffs) {
+    for (const auto& row : d.kernels) {
+      auto& s = kernels[row.key];
+      if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
+      if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
+    }
+    for (const auto& row : d.roles) {
+      auto& s = roles[row.key];
+      if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
+      if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
+    }
+    a_total.push_back(d.a_kernel_ns);
+    b_total.push_back(d.b_kernel_ns);
+    a_busy = d.a_busy_ns;
+    b_busy = d.b_busy_ns;
+  }
+  const size_t reps = diffs.size();
+  const json krows = aggregate(kernels, reps);
+  const json rrows = aggregate(roles, reps);
+  const double ta = median(a_total), tb = median(b_total);
+  json models = r.details.value("models", json::array());
+  models.push_back({{"model", model_name}, {"kernels", krows}, {"roles", rrows}, {"baseline_kernel_ns", ta},
+                    {"candidate_kernel_ns", tb}, {"baseline_busy_ns", a_busy}, {"candidate_busy_ns", b_busy},
+                    {"reps", reps}, {"prompt_tokens", prompt}, {"per_pass", !diffs.empty() && diffs.front().per_pass}});
+  r.details["models"] = models;
+  Check traced;
+  traced.name = model_name;
+  traced.status = krows.empty() ? Status::Fail : Status::Pass;
+  traced.waivable = !krows.empty();
+  traced.reason = krows.empty() ? "the traces hold no kernel: nothing was timed"
+                                : std::to_string(krows.size()) + " kernels traced, GPU time " + grouped(std::llround(ta)) +
+                                      " → " + grouped(std::llround(tb)) + " ns";
+  std::vector<Check> role_checks;
+  if (!budgets.is_null() && !budgets.is_array()) fail(origin, ": gates.timing.role_budgets: expected a list");
+  for (size_t i = 0; budgets.is_array() && i < budgets.size(); ++i) {
+    const auto& bud = budgets[i];
+    if (!bud.is_object() || !bud.contains("role") || !bud["role"].is_string() || !bud.contains("max_regression_pct") ||
+        !bud["max_regression_pct"].is_number())
+      fail(origin, ": gates.timing.role_budgets[", i, "]: expected {role: <glob>, max_regression_pct: N}");
+    const std::string glob = bud["role"];
+    const double limit = bud["max_regression_pct"].get<double>();
+    for (const auto& row : rrows) {
+      const std::string role = row["key"];
+      if (::fnmatch(glob.c_str(), role.c_str(), 0) != 0 || row["delta_pct"].is_null()) continue;
+      const double dp = row["delta_pct"], noise = row["noise_pct"];
+      Check c;
+      c.name = model_name + " role " + role;
+      c.metrics = row;
+      if (dp > limit + noise) {
+        c.status = Status::Fail;
+        c.reason = "role " + role + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
+      } else {
+        c.reason = "role " + role + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
+      }
+      role_checks.push_back(c);
+    }
+  }
+  std::string ev = model_name + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
+                   (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
+  for (size_t i = 0; i < krows.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(krows[i]);
+  int added = 0, removed = 0;
+  for (const auto& k : krows) {
+    added += k["status"] == "added";
+    removed += k["status"] == "removed";
+  }
+  if (added || removed) ev += "; kernels added " + std::to_string(added) + ", removed " + std::to_string(removed);
+  auto evs = r.details.value("model_evidence", std::vector<std::string>{});
+  evs.push_back(ev);
+  r.details["model_evidence"] = evs;
+  for (auto& c : role_checks) r.checks.push_back(c);
+  r.checks.push_back(traced);
+}
+
 GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) {
   GateResult r = ctx.start();
   for (const Build* b : {&ctx.candidate, &ctx.baseline})
@@ -89,9 +167,6 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }
-  json per_model = json::array();
-  std::vector<std::string> evidence;
-
   for (const auto& model_name : models) {
     Check traced;
     traced.name = model_name;
@@ -109,9 +184,7 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
       r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
       continue;
     }
-    std::map<std::string, Series> kernels, roles;
-    double a_busy = 0, b_busy = 0;
-    std::vector<double> a_total, b_total;
+    std::vector<pfx::trace::TraceDiff> diffs;
     bool broke = false;
     for (int rep = 0; rep < reps && !broke; ++rep) {
       std::pair<const Build*, std::string> sides[] = {{&ctx.baseline, "baseline"}, {&ctx.candidate, "candidate"}};
@@ -156,69 +229,14 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
         }
       }
       if (broke) break;
-      const auto d = pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]);
-      for (const auto& row : d.kernels) {
-        auto& s = kernels[row.key];
-        if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
-        if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
-      }
-      for (const auto& row : d.roles) {
-        auto& s = roles[row.key];
-        if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
-        if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
-      }
-      a_total.push_back(d.a_kernel_ns);
-      b_total.push_back(d.b_kernel_ns);
-      a_busy = d.a_busy_ns;
-      b_busy = d.b_busy_ns;
+      diffs.push_back(pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]));
     }
     if (broke) continue;
-    const json krows = aggregate(kernels, static_cast<size_t>(reps));
-    const json rrows = aggregate(roles, static_cast<size_t>(reps));
-    const double ta = median(a_total), tb = median(b_total);
-    per_model.push_back({{"model", model_name}, {"kernels", krows}, {"roles", rrows}, {"baseline_kernel_ns", ta},
-                         {"candidate_kernel_ns", tb}, {"baseline_busy_ns", a_busy}, {"candidate_busy_ns", b_busy},
-                         {"reps", reps}, {"prompt_tokens", prompt}});
-    traced.status = krows.empty() ? Status::Fail : Status::Pass;
-    traced.waivable = !krows.empty();
-    traced.reason = krows.empty() ? "the traces hold no kernel: nothing was timed"
-                                  : std::to_string(krows.size()) + " kernels traced, GPU time " + grouped(std::llround(ta)) +
-                                        " → " + grouped(std::llround(tb)) + " ns";
-    r.checks.push_back(traced);
-    // Role budgets.
-    for (size_t i = 0; i < budgets.size(); ++i) {
-      const auto& bud = budgets[i];
-      if (!bud.is_object() || !bud.contains("role") || !bud.contains("max_regression_pct"))
-        fail(ctx.profile.origin(), ": gates.timing.role_budgets[", i, "]: expected {role: <glob>, max_regression_pct: N}");
-      const std::string glob = bud["role"];
-      const double limit = bud["max_regression_pct"].get<double>();
-      for (const auto& row : rrows) {
-        const std::string role = row["key"];
-        if (::fnmatch(glob.c_str(), role.c_str(), 0) != 0 || row["delta_pct"].is_null()) continue;
-        const double dp = row["delta_pct"], noise = row["noise_pct"];
-        Check c;
-        c.name = model_name + " role " + role;
-        c.metrics = row;
-        if (dp > limit + noise) {
-          c.status = Status::Fail;
-          c.reason = "role " + role + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
-        } else {
-          c.reason = "role " + role + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
-        }
-        r.checks.push_back(c);
-      }
-    }
-    std::string ev = model_name + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
-                     (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
-    for (size_t i = 0; i < krows.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(krows[i]);
-    int added = 0, removed = 0;
-    for (const auto& k : krows) {
-      added += k["status"] == "added";
-      removed += k["status"] == "removed";
-    }
-    if (added || removed) ev += "; kernels added " + std::to_string(added) + ", removed " + std::to_string(removed);
-    evidence.push_back(ev);
+    judge_timing_model(r, model_name, diffs, budgets, ctx.profile.origin(), prompt);
   }
+  json per_model = r.details.value("models", json::array());
+  std::vector<std::string> evidence = r.details.value("model_evidence", std::vector<std::string>{});
+  r.details.erase("model_evidence");
   r.details["models"] = per_model;
   r.details["role_budgets"] = budgets;
   for (size_t i = 0; i < evidence.size(); ++i) r.evidence += (i ? " | " : "") + evidence[i];

@@ -7,11 +7,21 @@
 #pragma once
 #include <filesystem>
 
+#include <vector>
+
 #include "core/gate_context.h"
+#include "trace/diff.h"
 
 namespace pfx::gates {
 
 // `landing_exe`: the binary whose `trace` subcommand runs the tracer.
 GateResult run_timing_gate(const GateContext& ctx, const std::filesystem::path& landing_exe);
+
+// The judgement for one model from its repetitions' trace diffs (baseline vs candidate): per
+// kernel and per role the median ns of each side, Δ, Δ% and run-to-run noise (details.models[]),
+// one check for the model (FAIL if nothing was timed) and one per budgeted role (FAIL where
+// Δ% > max_regression_pct + noise). Evidence lines accumulate in details.model_evidence.
+void judge_timing_model(GateResult& r, const std::string& model, const std::vector<pfx::trace::TraceDiff>& reps,
+                        const nlohmann::json& budgets, const std::string& origin, int prompt_tokens);
 
 }  // namespace pfx::gates

@@ -1,0 +1,82 @@
+// The timing gate's judgement on the tracer's recorded traces (tests/gates/trace/data: engine_a
+// is the "baseline", engine_b the "candidate": k_gemm_q4k 2,000 → 1,500 ns per launch, k_gemm_fused
+// replaced by k_gemm_fused_v2): per-kernel and per-role deltas per prefill pass, kernels added and
+// removed, and role budgets that fail only beyond noise.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "timing/timing_gate.h"
+#include "trace/summary.h"
+#include "trace/trace_json.h"
+
+using namespace pfx::gates;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+pfx::trace::Summary load(const std::string& name) {
+  const fs::path p = fs::path(PFX_TRACE_DATA) / name;
+  return pfx::trace::summarize(pfx::trace::load_trace(p), p.string());
+}
+const json* row(const json& rows, const std::string& key) {
+  for (const auto& r : rows)
+    if (r["key"] == key) return &r;
+  return nullptr;
+}
+}  // namespace
+
+TEST(TimingGate, PerKernelAndPerRoleDeltasFromRecordedTraces) {
+  const auto d = pfx::trace::diff_summaries(load("engine_a.trace.json"), load("engine_b.trace.json"));
+  GateResult r;
+  r.gate = "timing";
+  judge_timing_model(r, "toy", {d, d, d}, json::array(), "p.yaml", 512);
+  settle_from_checks(r);
+  EXPECT_EQ(r.status, Status::Pass);
+  const auto& m = r.details["models"][0];
+  EXPECT_TRUE(m["per_pass"].get<bool>());
+  const json* q4k = row(m["kernels"], "k_gemm_q4k(float const*, float*, int)");
+  ASSERT_NE(q4k, nullptr);
+  EXPECT_DOUBLE_EQ((*q4k)["baseline_ns"].get<double>(), 4000);   // two attn_v launches per pass
+  EXPECT_DOUBLE_EQ((*q4k)["candidate_ns"].get<double>(), 3000);
+  EXPECT_DOUBLE_EQ((*q4k)["delta_pct"].get<double>(), -25.0);
+  EXPECT_DOUBLE_EQ((*q4k)["noise_pct"].get<double>(), 0.0);
+  ASSERT_NE(row(m["kernels"], "k_gemm_fused_v2(float const*, float*, int)"), nullptr);
+  EXPECT_EQ((*row(m["kernels"], "k_gemm_fused_v2(float const*, float*, int)"))["status"], "added");
+  EXPECT_EQ((*row(m["kernels"], "k_gemm_fused(float const*, float*, int)"))["status"], "removed");
+  const json* attn_v = row(m["roles"], "attn_v");
+  ASSERT_NE(attn_v, nullptr);
+  EXPECT_DOUBLE_EQ((*attn_v)["delta_pct"].get<double>(), -25.0);
+  const auto ev = r.details["model_evidence"][0].get<std::string>();
+  EXPECT_NE(ev.find("k_gemm_q4k(float const*, float*, int) 4,000 → 3,000 ns (-25.0%)"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("kernels added 1, removed"), std::string::npos) << ev;
+}
+
+TEST(TimingGate, RoleBudgetFailsOnlyBeyondNoise) {
+  // Reversed: the "candidate" is the slower engine_a, attn_v +33%.
+  const auto slower = pfx::trace::diff_summaries(load("engine_b.trace.json"), load("engine_a.trace.json"));
+  GateResult r;
+  r.gate = "timing";
+  judge_timing_model(r, "toy", {slower}, json::parse(R"([{"role":"attn_v","max_regression_pct":5}])"), "p.yaml", 512);
+  settle_from_checks(r);
+  EXPECT_EQ(r.status, Status::Fail);
+  bool found = false;
+  for (const auto& c : r.checks)
+    if (c.name == "toy role attn_v") {
+      found = true;
+      EXPECT_EQ(c.status, Status::Fail);
+      EXPECT_NE(c.reason.find("+33.3% > budget 5.0%"), std::string::npos) << c.reason;
+    }
+  EXPECT_TRUE(found);
+  // A generous budget passes; an empty trace pair checks nothing and fails.
+  GateResult ok;
+  ok.gate = "timing";
+  judge_timing_model(ok, "toy", {slower}, json::parse(R"([{"role":"attn*","max_regression_pct":50}])"), "p.yaml", 512);
+  settle_from_checks(ok);
+  EXPECT_EQ(ok.status, Status::Pass);
+  GateResult none;
+  none.gate = "timing";
+  judge_timing_model(none, "toy", {}, json::array(), "p.yaml", 512);
+  settle_from_checks(none);
+  EXPECT_EQ(none.status, Status::Fail);
+}
