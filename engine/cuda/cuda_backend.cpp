@@ -142,10 +142,13 @@ struct CudaBackend::Impl {
     u32 = DeviceBuffer(B * F * 4);
     a16 = DeviceBuffer(B * F * 2);
     logits = DeviceBuffer(B * static_cast<size_t>(cfg.n_vocab) * 4);
-    attn_scratch_bytes = std::max(kernels::attention_generic_scratch_bytes(static_cast<int>(max_batch),
-                                                                           static_cast<int>(max_ctx), static_cast<int>(H)),
-                                  kernels::attention_fast_scratch_bytes(static_cast<int>(max_batch), static_cast<int>(H),
-                                                                        static_cast<int>(hd)));
+    // Generic attention needs scores for the largest batch; the fast decode kernel (T ≤
+    // kDecodeMaxT) needs its split partials; flash prefill needs none.
+    attn_scratch_bytes = std::max(
+        kernels::attention_generic_scratch_bytes(static_cast<int>(max_batch), static_cast<int>(max_ctx),
+                                                 static_cast<int>(H)),
+        kernels::attention_fast_scratch_bytes(static_cast<int>(std::min<int64_t>(max_batch, kernels::kDecodeMaxT)),
+                                              static_cast<int>(H), static_cast<int>(hd)));
     attn_scratch = DeviceBuffer(attn_scratch_bytes);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
