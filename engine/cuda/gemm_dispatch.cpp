@@ -95,12 +95,17 @@ int GemmDispatch::prefetch(const DeviceMatrix& w, int busy_slot) {
   return s;
 }
 
-void GemmDispatch::run_pipelined(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e) {
-  const int s = prefetch(w, -1);
-  CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_[s], 0));
-  cublas_gemm(slot_[s].as<uint16_t>(), w, x16, T, y, e);
-  CUDA_CHECK(cudaEventRecord(free_[s], stream_));
-  // Decode the next weight of the schedule into the other slot while this GEMM runs.
+void GemmDispatch::run_pipelined(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T,
+                                 void* y, Epilogue e) {
+  const int s = prefetch(w, -1);  // normally a no-op: the previous GEMM decoded w already
+  {
+    NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
+    CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_[s], 0));
+    cublas_gemm(slot_[s].as<uint16_t>(), w, x16, T, y, e);
+    CUDA_CHECK(cudaEventRecord(free_[s], stream_));
+  }
+  // Decode the next weight of the schedule into the other slot while this GEMM runs (in a range
+  // of its own, "<tensor>.dequant", so its time is not charged to this GEMM).
   if (const auto it = schedule_index_.find(&w); it != schedule_index_.end())
     prefetch(*schedule_[(it->second + 1) % schedule_.size()], s);
 }
@@ -131,9 +136,14 @@ void GemmDispatch::cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const
 
 void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y,
                        Epilogue e) {
+  if (fast_ && variant_ == FastGemm::Pipelined) {
+    // Prefill GEMMs, and any small one whose weight the pipeline has already decoded (the
+    // output head after a prefill): cuBLAS on the fp16 slot.
+    const bool decoded = slot_weight_[0] == &w || slot_weight_[1] == &w;
+    if (T > kern::kGemvMaxT || decoded) return run_pipelined(range, w, x16, T, y, e);
+  }
   NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
   if (fast_) {
-    if (T > kern::kGemvMaxT && variant_ == FastGemm::Pipelined) return run_pipelined(w, x16, T, y, e);
     const std::string why = kern::gemm_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
       if (T <= kern::kGemvMaxT)
