@@ -11,6 +11,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
+#include "kernels/gemm_fast_launch_info.cuh"
 #include "util/error.h"
 
 namespace pfx::kern::gemm_dev {
@@ -26,6 +27,8 @@ struct GemvParams {
 };
 
 constexpr int kGemvWarps = 4;  // warps splitting one row's K
+constexpr int kGemvThreads = 32 * kGemvWarps;
+constexpr int kGemvDynamicSmem = 0;  // the per-warp partial sums are static shared memory
 
 __device__ __forceinline__ void half2_to_floats(uint32_t h, float& a, float& b) {
   const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
@@ -106,7 +109,9 @@ __global__ void __launch_bounds__(32 * kGemvWarps, 8) k_gemv_fast(const GemvPara
 
 template <class W, int kT>
 void launch_gemv_t(const GemvParams& p, cudaStream_t stream) {
-  k_gemv_fast<W, kT><<<static_cast<unsigned>(p.N), 32 * kGemvWarps, 0, stream>>>(p);
+  // Names the registration so that it exists for exactly the kernels instantiated here.
+  (void)gemv_launch_info_registered<W, kT, kGemvThreads, kGemvDynamicSmem>;
+  k_gemv_fast<W, kT><<<static_cast<unsigned>(p.N), kGemvThreads, kGemvDynamicSmem, stream>>>(p);
   CUDA_CHECK_LAUNCH();
 }
 

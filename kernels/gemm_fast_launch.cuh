@@ -1,12 +1,14 @@
 // Host launch of one k_gemm_mma / k_gemm_wgmma instantiation: fills GemmParams, raises the dynamic
 // shared-memory limit from the config's constant, launches on the caller's stream, checks it.
-// Included by the per-type instantiation files only.
+// Included by the per-type instantiation files only. Every instantiation registers its launch
+// shape (gemm_fast_launch_info.cuh) for kernel-resources.json.
 #pragma once
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
+#include "kernels/gemm_fast_launch_info.cuh"
 #include "kernels/sm90.h"
 
 namespace pfx::kern::gemm_dev {
@@ -52,6 +54,8 @@ void launch_gemm(const detail::GemmLaunch& a) {
     return true;
   }();
   (void)smem_raised;
+  // Names the registration so that it exists for exactly the kernels instantiated here.
+  (void)gemm_launch_info_registered<Cfg, W, kSwi>;
 
   GemmParams p{};
   p.w[0] = static_cast<const uint8_t*>(a.w0);
@@ -76,7 +80,7 @@ void launch_gemm(const detail::GemmLaunch& a) {
 template <class Cfg, class W>
 detail::GemmVariantEntry variant_entry(const char* name) {
   GemmVariantInfo info{name,
-                       Cfg::kPipelined ? "k_gemm_wgmma_pipe" : Cfg::kWgmma ? "k_gemm_wgmma" : "k_gemm_mma",
+                       gemm_kernel_family<Cfg>(),
                        Cfg::BT,
                        Cfg::BN,
                        Cfg::S,
