@@ -137,8 +137,8 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
   r.details["cases"] = rows;
   int passed = 0;
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
-  r.evidence = worst < 0 ? "no case compared"
-                         : std::to_string(passed) + "/" + std::to_string(r.checks.size()) +
+  if (worst >= 0)
+    r.evidence = std::to_string(passed) + "/" + std::to_string(r.checks.size()) +
                                " case×path within bounds vs float64 oracle (rel " + sci(max_rel) + ", NMSE " +
                                sci(max_nmse) + ", top-1 " + pct(min_top1) + "); worst rel dev " + sci(worst) + " (" +
                                worst_name + ")";

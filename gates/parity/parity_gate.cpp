@@ -114,8 +114,6 @@ GateResult run_parity_gate(const GateContext& ctx) {
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
                  ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + pct(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
-  else
-    r.evidence = "no case compared";
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;
 }

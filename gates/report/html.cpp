@@ -34,7 +34,7 @@ std::string empty_chart(const std::string& id, const std::string& title, const s
   std::ostringstream o;
   o << "<figure><figcaption>" << esc(title) << "</figcaption><svg class=\"chart\" id=\"" << id
     << "\" data-empty=\"1\" width=\"640\" height=\"60\" viewBox=\"0 0 640 60\" role=\"img\"><text x=\"10\" y=\"35\" class=\"muted\">"
-    << esc(why) << "</text></svg></figure>\n";
+    << esc(why.size() > 100 ? why.substr(0, 97) + "..." : why) << "</text><title>" << esc(why) << "</title></svg></figure>\n";
   return o.str();
 }
 

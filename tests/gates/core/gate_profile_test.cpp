@@ -39,6 +39,25 @@ TEST(GateProfile, ProjectDefaultLoads) {
   EXPECT_TRUE(p.waivers().empty());
 }
 
+TEST(GateProfile, EveryProjectProfileLoadsAndNamesDefinedModels) {
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(PFX_SOURCE_DIR) / "profiles/gates")) {
+    const auto p = GateProfile::load(e.path());
+    const auto& models = p.data()["models"];
+    for (const auto& g : known_gates()) {
+      if (!p.enabled(g)) continue;
+      for (const auto& c : p.gate(g).value("cases", nlohmann::json::array())) {
+        if (c.is_object() && c.contains("model")) {
+          EXPECT_TRUE(models.contains(c["model"].get<std::string>())) << e.path() << " " << g;
+        }
+      }
+    }
+    if (p.enabled("ab")) {
+      EXPECT_TRUE(models.contains(p.string("ab", "model", ""))) << e.path();
+    }
+    EXPECT_TRUE(models.contains(p.data()["gpu_probe_model"].get<std::string>())) << e.path();
+  }
+}
+
 TEST(GateProfile, ErrorsNameFileAndKey) {
   EXPECT_NE(error_of("gates: {}\n").find("p.yaml: key 'schema'"), std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {speed: {}}\n").find("gates.speed: unknown gate"), std::string::npos);
