@@ -80,6 +80,34 @@ stage_trace() {
     "$prefill" bench --model "$model7b" -p 512 -r 3 --warmup 1 --path fast --json >"$out/bench-traced.json" || return 1
   "$build/gates/trace/kerneltrace" summarize "$trace"
 }
+# Tracer deliverables: a serial (generic-path) trace whose per-role sum must equal the busy union,
+# a diff of two builds ($OLD_PREFILL, if given) on the same prefill, overhead traced vs untraced.
+stage_tracecheck() {
+  local kt=$build/gates/trace/kerneltrace
+  "$kt" -o "$out/trace-7b-generic.json" --range prefill --skip 1 -- \
+    "$prefill" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path generic --json >/dev/null || return 1
+  "$kt" summarize "$out/trace-7b-generic.json" | head -12
+  if [[ -n ${OLD_PREFILL:-} && -x $OLD_PREFILL ]]; then
+    "$kt" -o "$out/trace-7b-old.json" --range prefill --skip 1 -- \
+      "$OLD_PREFILL" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path fast --json >/dev/null || return 1
+    "$kt" -o "$out/trace-7b-new.json" --range prefill --skip 1 -- \
+      "$prefill" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path fast --json >/dev/null || return 1
+    "$kt" diff "$out/trace-7b-old.json" "$out/trace-7b-new.json" --top 25
+  fi
+  [[ -f $tiny ]] || "$prefill" synth --profile profiles/models/tiny.yaml --out "$tiny" || return 1
+  "$kt" -o "$out/trace-tiny.json" --range prefill --skip 1 -- \
+    "$prefill" bench --model "$tiny" -p 64 -r 1 --warmup 1 --path fast --json >/dev/null || return 1
+  # Overhead: whole-process wall time and the bench's own pp512 figure, untraced vs traced, ABAB.
+  for i in 1 2 3; do
+    for mode in plain traced; do
+      local t0=$(date +%s.%N) pre=()
+      [[ $mode == traced ]] && pre=("$kt" -o /tmp/ovh.json --quiet --)
+      "${pre[@]}" "$prefill" bench --model "$model7b" -p 512 -r 10 --warmup 2 --path fast --json >/tmp/ovh-bench.json || return 1
+      local t1=$(date +%s.%N)
+      python3 -c "import json,sys; r=json.load(open('/tmp/ovh-bench.json'))['results'][0]; print('overhead $mode wall_s %.3f pp512 %.1f' % ($t1-$t0, r['mean_tps']))"
+    done
+  done
+}
 stage_tracer() { "$build/tests/gates/trace/test_trace_gpu"; }
 
 for s in "${stages[@]}"; do
