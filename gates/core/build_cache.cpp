@@ -156,6 +156,18 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
     ps.merge_stderr_into_stdout = true;
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ps.timeout_s = std::max(1.0, spec.timeout_s - spent);
+    // Ninja's "[done/total]" lines become a progress line every 20 s, so a long build shows how far it is.
+    auto last_said = std::chrono::steady_clock::now();
+    ps.on_stdout = [&](const std::string& chunk) {
+      const auto open = chunk.rfind('[');
+      const auto slash = open == std::string::npos ? std::string::npos : chunk.find('/', open);
+      const auto close = slash == std::string::npos ? std::string::npos : chunk.find(']', slash);
+      if (close == std::string::npos) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_said < std::chrono::seconds(20)) return;
+      last_said = now;
+      progress.say(spec.label + " " + b.id + ": build step " + chunk.substr(open + 1, close - open - 1));
+    };
     const auto r = run_process(ps);
     log += "$ " + shell_join(*step) + "\n" + r.out + "\n";
     if (!r.ok()) {

@@ -122,6 +122,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
       const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
         append_capped(i == 0 ? res.out : res.err, buf, static_cast<size_t>(n), spec.capture_limit);
+        if (i == 0 && spec.on_stdout) spec.on_stdout(std::string(buf, static_cast<size_t>(n)));
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         ::close(fds[i].fd);
         fds[i].fd = -1;

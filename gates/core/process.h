@@ -21,6 +21,7 @@ struct ProcessSpec {
   bool merge_stderr_into_stdout = false;
   size_t capture_limit = 4 << 20;                // bytes kept per stream (the tail)
   std::function<void()> on_tick;                 // called about every 100 ms while the child runs
+  std::function<void(const std::string&)> on_stdout;  // each chunk of stdout as it arrives (progress)
 };
 
 struct ProcessResult {

@@ -54,3 +54,14 @@ TEST(Process, EnvironmentAndMissingProgram) {
   EXPECT_TRUE(r.failed_to_start);
   EXPECT_EQ(shell_join({"prefill", "--text", "it's"}, {{"A", "b c"}}), "A='b c' prefill --text 'it'\\''s'");
 }
+
+TEST(Process, StreamsStdoutForProgress) {
+  ProcessSpec s;
+  s.argv = {"sh", "-c", "echo '[1/3] a'; sleep 0.2; echo '[3/3] c'"};
+  std::string seen;
+  s.on_stdout = [&](const std::string& chunk) { seen += chunk; };
+  const auto r = run_process(s);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(seen, r.out);
+  EXPECT_NE(seen.find("[3/3] c"), std::string::npos);
+}
