@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -15,26 +16,17 @@
 namespace pfx::gates {
 
 namespace {
+// The first output line of a tool's version command that contains `containing` (any line when empty).
 std::string first_line_of(const std::vector<std::string>& argv, const std::string& containing = "") {
   if (find_on_path(argv[0]).empty()) return "not found";
   ProcessSpec spec;
   spec.argv = argv;
   spec.timeout_s = 20;
   spec.merge_stderr_into_stdout = true;
-  const auto r = run_process(spec);
-  std::string best;
-  size_t start = 0;
-  while (start < r.out.size()) {
-    auto end = r.out.find('\n', start);
-    if (end == std::string::npos) end = r.out.size();
-    std::string line = r.out.substr(start, end - start);
-    if (!line.empty() && (containing.empty() || line.find(containing) != std::string::npos)) {
-      best = line;
-      if (!containing.empty() || best.size()) break;
-    }
-    start = end + 1;
-  }
-  return best.empty() ? "unknown" : best;
+  std::stringstream ss(run_process(spec).out);
+  for (std::string line; std::getline(ss, line);)
+    if (!line.empty() && (containing.empty() || line.find(containing) != std::string::npos)) return line;
+  return "unknown";
 }
 
 std::string cpu_model() {
