@@ -197,6 +197,25 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
   return b;
 }
 
+Build prebuilt_build(const std::string& label, const fs::path& dir, const std::string& prefill_relpath, const fs::path& src,
+                     const std::string& id) {
+  Build b;
+  b.label = label;
+  b.dir = fs::absolute(dir);
+  b.src = fs::absolute(src);
+  b.prefill = b.dir / prefill_relpath;
+  b.rev = "prebuilt " + b.dir.string();
+  b.cached = true;
+  if (!fs::exists(b.prefill)) fail(b.prefill.string(), ": no prefill binary in the prebuilt ", label, " build folder");
+  b.ok = true;
+  ask_version(b);
+  if (b.version.is_object()) b.sha = b.version.value("commit", std::string());
+  if (b.sha.empty() || b.sha == "unknown") b.sha = "unknown";
+  b.id = !id.empty() ? id : short_sha(b.sha);
+  b.command = "(prebuilt in " + b.dir.string() + ")";
+  return b;
+}
+
 json to_json(const Build& b) {
   return {{"label", b.label}, {"rev", b.rev}, {"sha", b.sha}, {"id", b.id}, {"worktree", b.worktree},
           {"src", b.src.string()}, {"dir", b.dir.string()}, {"prefill", b.prefill.string()},

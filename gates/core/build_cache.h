@@ -54,6 +54,12 @@ std::string revision_id(const std::filesystem::path& repo, const std::string& re
 // (git missing, cache not writable) throw.
 Build prepare_build(const BuildSpec& spec, const Progress& progress);
 
+// A build made elsewhere (a folder carried to a GPU host without git): `dir` holds `prefill_relpath`;
+// sha and id come from its `prefill --version --json` (commit) unless `id` is given; `src` is the
+// source tree the gate profile's relative paths (synth model profiles) are resolved in.
+Build prebuilt_build(const std::string& label, const std::filesystem::path& dir, const std::string& prefill_relpath,
+                     const std::filesystem::path& src, const std::string& id);
+
 // The lines of a build log that carry the error (compiler "error:" lines with their context,
 // "CMake Error" blocks, ninja "FAILED:" lines), at most `max_lines`.
 std::string extract_build_errors(const std::string& log, size_t max_lines = 40);

@@ -64,11 +64,35 @@ std::string profile_text(const fs::path& repo, const std::string& rev, const std
 }
 
 std::string reproduce_command(const RunOptions& opt, const std::string& gate, const Build& base, const Build& cand) {
+  if (!opt.candidate_build.empty())
+    return "landing gate " + gate + " --baseline-build " + base.dir.string() + " --candidate-build " + cand.dir.string() +
+           " --baseline-id " + base.id + " --candidate-id " + cand.id + " --gates " + opt.gates_profile;
   return "landing gate " + gate + " --baseline " + base.sha.substr(0, 12) + " --candidate " +
          (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile;
 }
 
+// Builds made elsewhere: no git; the profile is one file (so there is no profile diff to show).
+Prepared prepare_prebuilt(const RunOptions& opt, const Progress& progress) {
+  if (opt.baseline_build.empty() || opt.candidate_build.empty())
+    fail("--baseline-build and --candidate-build go together");
+  Prepared p;
+  p.repo = opt.repo.empty() ? fs::current_path() : fs::absolute(opt.repo);
+  p.cache = opt.cache.empty() ? p.repo / ".landing" : fs::absolute(opt.cache);
+  p.fixtures = resolve_fixtures(opt, p.repo);
+  p.profile_rel = opt.gates_profile;
+  const fs::path profile_file = fs::path(p.profile_rel).is_absolute() ? fs::path(p.profile_rel) : p.repo / p.profile_rel;
+  p.profile = GateProfile::load(profile_file);
+  p.baseline_profile = p.profile.data();
+  p.baseline_profile_note = "Prebuilt builds: one gate profile file (" + profile_file.string() + ") for both; no diff.";
+  p.baseline = prebuilt_build("baseline", opt.baseline_build, p.profile.prefill_relpath(), p.repo, opt.baseline_id);
+  p.candidate = prebuilt_build("candidate", opt.candidate_build, p.profile.prefill_relpath(), p.repo, opt.candidate_id);
+  progress.say("baseline " + p.baseline.id + ": prebuilt " + p.baseline.dir.string());
+  progress.say("candidate " + p.candidate.id + ": prebuilt " + p.candidate.dir.string());
+  return p;
+}
+
 Prepared prepare(const RunOptions& opt, const Progress& progress) {
+  if (!opt.baseline_build.empty() || !opt.candidate_build.empty()) return prepare_prebuilt(opt, progress);
   Prepared p;
   p.repo = repo_root(opt.repo.empty() ? fs::current_path() : fs::absolute(opt.repo));
   p.cache = opt.cache.empty() ? p.repo / ".landing" : fs::absolute(opt.cache);

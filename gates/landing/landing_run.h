@@ -17,6 +17,10 @@ struct RunOptions {
   std::filesystem::path cache;       // default <repo>/.landing
   std::filesystem::path fixtures;    // default $PFX_FIXTURES, else <repo>/../shared/fixtures
   std::vector<std::string> only;     // run only these gates (landing gate NAME)
+  // Prebuilt mode (a GPU host without git): build folders made elsewhere, ids as the other
+  // machine's report has them; the gate profile is read from the file system.
+  std::filesystem::path baseline_build, candidate_build;
+  std::string baseline_id, candidate_id;
   bool quiet = false;
 };
 

@@ -36,6 +36,9 @@ usage:
   landing gate NAME --baseline REV --candidate REV|WORKTREE [--gates PROFILE] [--out DIR]
       Run one gate alone (parity, accuracy, greedy, ptxas, suite, timing, ab); its result goes to
       DIR/gates/NAME.json (default .landing/results/<candidate id>/).
+  landing gate NAME… --baseline-build DIR --candidate-build DIR [--baseline-id ID --candidate-id ID]
+      The same on builds made elsewhere (a GPU host with a copy of the tree but no git): the ids
+      default to the commits the binaries report; the gate profile is read as a plain file.
   landing import DIR [--out REPORTS] [--into ID]
       Add gate results produced on another machine (a report or results folder) to the same
       candidate's report here and re-render it.
@@ -69,11 +72,13 @@ struct Common {
 
 Common parse_common(int argc, char** argv, bool revisions) {
   Common c;
-  std::string repo, out, cache, fixtures;
+  std::string repo, out, cache, fixtures, baseline_build, candidate_build;
   po::options_description opts;
   opts.add_options()("help,h", "")("baseline", po::value(&c.run.baseline))("candidate", po::value(&c.run.candidate))(
       "gates", po::value(&c.run.gates_profile))("out", po::value(&out))("repo", po::value(&repo))("cache", po::value(&cache))(
-      "fixtures", po::value(&fixtures))("into", po::value(&c.into))("quiet", po::bool_switch(&c.run.quiet))(
+      "fixtures", po::value(&fixtures))("into", po::value(&c.into))("baseline-build", po::value(&baseline_build))(
+      "candidate-build", po::value(&candidate_build))("baseline-id", po::value(&c.run.baseline_id))(
+      "candidate-id", po::value(&c.run.candidate_id))("quiet", po::bool_switch(&c.run.quiet))(
       "args", po::value(&c.positional));
   po::positional_options_description pos;
   pos.add("args", -1);
@@ -84,8 +89,13 @@ Common parse_common(int argc, char** argv, bool revisions) {
     std::cout << kUsage;
     std::exit(kExitPass);
   }
-  if (revisions && (!vm.count("baseline") || !vm.count("candidate")))
+  const bool prebuilt = vm.count("baseline-build") || vm.count("candidate-build");
+  if (revisions && !prebuilt && (!vm.count("baseline") || !vm.count("candidate")))
     throw po::error("--baseline and --candidate are required");
+  if (prebuilt && (!vm.count("baseline-build") || !vm.count("candidate-build")))
+    throw po::error("--baseline-build and --candidate-build go together");
+  c.run.baseline_build = baseline_build;
+  c.run.candidate_build = candidate_build;
   c.run.repo = repo;
   c.run.out = out;
   c.run.cache = cache;

@@ -131,80 +131,77 @@ std::string journal_end_line(std::uint64_t ts) { return line(nlohmann::ordered_j
 namespace {
 
 void read_record(const json& r, const std::string& where, JournalContents& out) {
-  const std::string type = json_string(json_field(r, "t", where), json_path(where, "t"));
-  auto u64 = [&](const char* key) { return json_u64(json_field(r, key, where), json_path(where, key)); };
-  auto u32 = [&](const char* key) { return json_u32(json_field(r, key, where), json_path(where, key)); };
-  auto i32 = [&](const char* key) { return json_i32(json_field(r, key, where), json_path(where, key)); };
-  auto str = [&](const char* key) { return json_string(json_field(r, key, where), json_path(where, key)); };
+  const FieldReader f(r, where);
+  const std::string type = f.str("t");
   if (type == "header") {
     fail(where, "a second header record (two processes wrote one journal?)");
   } else if (type == "range_begin") {
     RangeBeginEvent b;
-    b.id = u64("id");
+    b.id = f.u64("id");
     if (b.id == kNoRange) fail(json_path(where, "id"), ": range ids start at 1");
-    b.domain = str("domain");
-    b.name = str("name");
-    std::string kind = str("kind");
+    b.domain = f.str("domain");
+    b.name = f.str("name");
+    std::string kind = f.str("kind");
     if (kind == "push_pop") b.kind = RangeKind::push_pop;
     else if (kind == "start_end") b.kind = RangeKind::start_end;
     else fail(json_path(where, "kind"), ": expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
-    b.thread = u32("thread");
+    b.thread = f.u32("thread");
     b.parent = id_from(r, "parent", where);
-    b.ts = u64("ts");
-    b.payload = payload_from_json(json_field(r, "payload", where), json_path(where, "payload"));
+    b.ts = f.u64("ts");
+    b.payload = payload_from_json(f.field("payload"), f.path("payload"));
     out.range_begins.push_back(std::move(b));
   } else if (type == "range_end") {
-    out.range_ends.push_back(RangeEndEvent{u64("id"), u32("thread"), u64("ts")});
+    out.range_ends.push_back(RangeEndEvent{f.u64("id"), f.u32("thread"), f.u64("ts")});
   } else if (type == "launch") {
-    out.launches.push_back(LaunchEvent{u32("corr"), u32("thread"), id_from(r, "range", where), nullptr});
+    out.launches.push_back(LaunchEvent{f.u32("corr"), f.u32("thread"), id_from(r, "range", where), nullptr});
   } else if (type == "kernel") {
     TraceKernel k;
-    k.name = str("name");
-    k.mangled = str("mangled");
-    k.correlation_id = u32("corr");
-    k.device = u32("device");
-    k.context = u32("context");
-    k.stream = u32("stream");
+    k.name = f.str("name");
+    k.mangled = f.str("mangled");
+    k.correlation_id = f.u32("corr");
+    k.device = f.u32("device");
+    k.context = f.u32("context");
+    k.stream = f.u32("stream");
     k.grid = dim3_from(r, "grid", where);
     k.block = dim3_from(r, "block", where);
-    k.registers = u32("registers");
-    k.static_smem = i32("static_smem");
-    k.dynamic_smem = i32("dynamic_smem");
-    k.local_mem_per_thread = u32("local_mem_per_thread");
-    k.start_ns = u64("start");
-    k.end_ns = u64("end");
+    k.registers = f.u32("registers");
+    k.static_smem = f.i32("static_smem");
+    k.dynamic_smem = f.i32("dynamic_smem");
+    k.local_mem_per_thread = f.u32("local_mem_per_thread");
+    k.start_ns = f.u64("start");
+    k.end_ns = f.u64("end");
     out.kernels.push_back(std::move(k));
   } else if (type == "memcpy" || type == "memset") {
     TransferEvent t;
     t.is_memset = type == "memset";
-    t.correlation_id = u32("corr");
-    t.bytes = u64("bytes");
-    t.start_ns = u64("start");
-    t.end_ns = u64("end");
-    t.device = u32("device");
-    t.stream = u32("stream");
+    t.correlation_id = f.u32("corr");
+    t.bytes = f.u64("bytes");
+    t.start_ns = f.u64("start");
+    t.end_ns = f.u64("end");
+    t.device = f.u32("device");
+    t.stream = f.u32("stream");
     if (!t.is_memset) {
-      t.copy_kind = str("copy_kind");
-      t.runtime_correlation_id = u32("runtime_corr");
+      t.copy_kind = f.str("copy_kind");
+      t.runtime_correlation_id = f.u32("runtime_corr");
     }
     out.transfers.push_back(std::move(t));
   } else if (type == "device") {
     TraceDevice d;
-    d.id = u32("id");
-    d.name = str("name");
-    d.cc_major = u32("cc_major");
-    d.cc_minor = u32("cc_minor");
-    d.multiprocessors = u32("multiprocessors");
-    d.global_memory_bytes = u64("global_memory_bytes");
-    d.core_clock_khz = u32("core_clock_khz");
+    d.id = f.u32("id");
+    d.name = f.str("name");
+    d.cc_major = f.u32("cc_major");
+    d.cc_minor = f.u32("cc_minor");
+    d.multiprocessors = f.u32("multiprocessors");
+    d.global_memory_bytes = f.u64("global_memory_bytes");
+    d.core_clock_khz = f.u32("core_clock_khz");
     out.devices.push_back(std::move(d));
   } else if (type == "dropped") {
-    out.dropped_records += u64("count");
+    out.dropped_records += f.u64("count");
   } else if (type == "counters") {
     // Cumulative: the last one wins.
-    out.unmatched_range_ends = u64("unmatched_range_ends");
+    out.unmatched_range_ends = f.u64("unmatched_range_ends");
   } else if (type == "note") {
-    out.notes.push_back(str("text"));
+    out.notes.push_back(f.str("text"));
   } else if (type == "end") {
     out.finished = true;
   } else {
@@ -214,21 +211,22 @@ void read_record(const json& r, const std::string& where, JournalContents& out) 
 }
 
 JournalHeader read_header(const json& r, const std::string& where) {
-  const std::string type = json_string(json_field(r, "t", where), json_path(where, "t"));
+  const FieldReader f(r, where);
+  const std::string type = f.str("t");
   if (type != "header") fail(where, "expected the header record first, got a \"", type, "\" record");
-  const std::string schema = json_string(json_field(r, "schema", where), json_path(where, "schema"));
+  const std::string schema = f.str("schema");
   if (schema != kJournalSchema) fail(json_path(where, "schema"), ": expected \"", kJournalSchema, "\", got \"", schema, "\"");
   JournalHeader h;
-  h.tool_version = json_string(json_field(r, "tool_version", where), json_path(where, "tool_version"));
-  h.pid = json_u32(json_field(r, "pid", where), json_path(where, "pid"));
-  h.hostname = json_string(json_field(r, "hostname", where), json_path(where, "hostname"));
-  const json& command = json_field(r, "command", where);
+  h.tool_version = f.str("tool_version");
+  h.pid = f.u32("pid");
+  h.hostname = f.str("hostname");
+  const json& command = f.field("command");
   if (!command.is_array()) fail(json_path(where, "command"), ": expected an array of strings, got ", describe_json(command));
   for (std::size_t i = 0; i < command.size(); ++i) {
     h.command.push_back(json_string(command[i], json_path(where, "command[" + std::to_string(i) + "]")));
   }
-  h.options = options_from_json(json_field(r, "options", where), json_path(where, "options"));
-  h.start_ns = json_u64(json_field(r, "start_ns", where), json_path(where, "start_ns"));
+  h.options = options_from_json(f.field("options"), f.path("options"));
+  h.start_ns = f.u64("start_ns");
   return h;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "trace/trace_model.h"
 #include "trace/trace_options.h"
@@ -33,6 +34,23 @@ std::int32_t json_i32(const json& value, const std::string& where);
 double json_number(const json& value, const std::string& where);
 bool json_bool(const json& value, const std::string& where);
 std::string json_string(const json& value, const std::string& where);
+
+// The required fields of one JSON object, read with the functions above; every error names
+// json_path(where, key). f.u64("ts") is json_u64(json_field(obj, "ts", where), json_path(where, "ts")).
+class FieldReader {
+ public:
+  FieldReader(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+  const json& field(std::string_view key) const { return json_field(obj_, key, where_); }
+  std::string path(std::string_view key) const { return json_path(where_, key); }
+  std::uint64_t u64(std::string_view key) const { return json_u64(field(key), path(key)); }
+  std::uint32_t u32(std::string_view key) const { return json_u32(field(key), path(key)); }
+  std::int32_t i32(std::string_view key) const { return json_i32(field(key), path(key)); }
+  std::string str(std::string_view key) const { return json_string(field(key), path(key)); }
+
+ private:
+  const json& obj_;
+  std::string where_;
+};
 
 json payload_to_json(const Payload& payload);  // null for Type::none
 Payload payload_from_json(const json& value, const std::string& where);

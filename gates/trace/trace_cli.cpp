@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/diff.h"
@@ -78,51 +79,46 @@ class Args {
   std::size_t i_ = 0;
 };
 
-struct ReportFlags {
+// The command line of a report command (summarize, diff): the flags they share and the traces.
+struct ReportArgs {
   bool json = false;
   std::size_t top = 0;
   SummaryOptions summary;
+  std::vector<std::string> files;
 };
 
-bool report_flag(Args& args, const std::string& a, ReportFlags& flags) {
-  if (a == "--json") flags.json = true;
-  else if (a == "--top") flags.top = parse_count(a, args.value(a), 0, 1000000);
-  else if (a == "--busy-range") flags.summary.busy_range = args.value(a);
-  else return false;
-  return true;
+ReportArgs parse_report_args(Args args, const std::string& command) {
+  ReportArgs r;
+  while (!args.done()) {
+    const std::string a = args.next();
+    if (a == "--json") r.json = true;
+    else if (a == "--top") r.top = parse_count(a, args.value(a), 0, 1000000);
+    else if (a == "--busy-range") r.summary.busy_range = args.value(a);
+    else if (!a.empty() && a[0] == '-') throw UsageError(command + ": unknown option " + a);
+    else r.files.push_back(a);
+  }
+  return r;
 }
 
 int cmd_summarize(Args args) {
-  ReportFlags flags;
-  std::vector<std::string> files;
-  while (!args.done()) {
-    const std::string a = args.next();
-    if (report_flag(args, a, flags)) continue;
-    if (!a.empty() && a[0] == '-') throw UsageError("summarize: unknown option " + a);
-    files.push_back(a);
-  }
+  const ReportArgs report = parse_report_args(std::move(args), "summarize");
+  const std::vector<std::string>& files = report.files;
   if (files.size() != 1) throw UsageError("summarize: expected one TRACE.json");
-  Summary s = summarize(load_trace(files[0]), files[0], flags.summary);
-  if (flags.json) std::cout << summary_to_json(s).dump(2) << "\n";
-  else std::cout << format_summary_text(s, flags.top);
+  Summary s = summarize(load_trace(files[0]), files[0], report.summary);
+  if (report.json) std::cout << summary_to_json(s).dump(2) << "\n";
+  else std::cout << format_summary_text(s, report.top);
   return kTraceOk;
 }
 
 int cmd_diff(Args args) {
-  ReportFlags flags;
-  std::vector<std::string> files;
-  while (!args.done()) {
-    const std::string a = args.next();
-    if (report_flag(args, a, flags)) continue;
-    if (!a.empty() && a[0] == '-') throw UsageError("diff: unknown option " + a);
-    files.push_back(a);
-  }
+  const ReportArgs report = parse_report_args(std::move(args), "diff");
+  const std::vector<std::string>& files = report.files;
   if (files.size() != 2) throw UsageError("diff: expected two traces, A.json B.json");
-  Summary a = summarize(load_trace(files[0]), files[0], flags.summary);
-  Summary b = summarize(load_trace(files[1]), files[1], flags.summary);
+  Summary a = summarize(load_trace(files[0]), files[0], report.summary);
+  Summary b = summarize(load_trace(files[1]), files[1], report.summary);
   TraceDiff d = diff_summaries(a, b);
-  if (flags.json) std::cout << diff_to_json(d).dump(2) << "\n";
-  else std::cout << format_diff_text(d, flags.top);
+  if (report.json) std::cout << diff_to_json(d).dump(2) << "\n";
+  else std::cout << format_diff_text(d, report.top);
   return kTraceOk;
 }
 

@@ -132,10 +132,11 @@ Trace trace_from_json(const json& root, const std::string& source) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const std::string dw = at("devices[" + std::to_string(i) + "]");
     const json& d = devices[i];
+    const FieldReader f(d, dw);
     TraceDevice dev;
-    dev.id = json_u32(json_field(d, "id", dw), dw + ".id");
-    dev.name = json_string(json_field(d, "name", dw), dw + ".name");
-    std::string cc = json_string(json_field(d, "compute_capability", dw), dw + ".compute_capability");
+    dev.id = f.u32("id");
+    dev.name = f.str("name");
+    std::string cc = f.str("compute_capability");
     unsigned major = 0, minor = 0;
     char dot = 0;
     std::istringstream ccin(cc);
@@ -144,21 +145,20 @@ Trace trace_from_json(const json& root, const std::string& source) {
     }
     dev.cc_major = major;
     dev.cc_minor = minor;
-    dev.multiprocessors = json_u32(json_field(d, "multiprocessors", dw), dw + ".multiprocessors");
-    dev.global_memory_bytes = json_u64(json_field(d, "global_memory_bytes", dw), dw + ".global_memory_bytes");
-    dev.core_clock_khz = json_u32(json_field(d, "core_clock_khz", dw), dw + ".core_clock_khz");
+    dev.multiprocessors = f.u32("multiprocessors");
+    dev.global_memory_bytes = f.u64("global_memory_bytes");
+    dev.core_clock_khz = f.u32("core_clock_khz");
     t.devices.push_back(std::move(dev));
   }
 
-  const json& stats = json_field(root, "stats", at(""));
-  auto stat = [&](const char* key) { return json_u64(json_field(stats, key, at("stats")), json_path(at("stats"), key)); };
-  t.stats.kernels_recorded = stat("kernels_recorded");
-  t.stats.kernels_without_launch = stat("kernels_without_launch");
-  t.stats.kernels_filtered_out = stat("kernels_filtered_out");
-  t.stats.ranges_recorded = stat("ranges_recorded");
-  t.stats.ranges_filtered_out = stat("ranges_filtered_out");
-  t.stats.unmatched_range_ends = stat("unmatched_range_ends");
-  t.stats.dropped_activity_records = stat("dropped_activity_records");
+  const FieldReader stats(json_field(root, "stats", at("")), at("stats"));
+  t.stats.kernels_recorded = stats.u64("kernels_recorded");
+  t.stats.kernels_without_launch = stats.u64("kernels_without_launch");
+  t.stats.kernels_filtered_out = stats.u64("kernels_filtered_out");
+  t.stats.ranges_recorded = stats.u64("ranges_recorded");
+  t.stats.ranges_filtered_out = stats.u64("ranges_filtered_out");
+  t.stats.unmatched_range_ends = stats.u64("unmatched_range_ends");
+  t.stats.dropped_activity_records = stats.u64("dropped_activity_records");
 
   const json& notes = array_field(root, "notes", at(""));
   for (std::size_t i = 0; i < notes.size(); ++i) t.notes.push_back(json_string(notes[i], at("notes[" + std::to_string(i) + "]")));
@@ -168,25 +168,26 @@ Trace trace_from_json(const json& root, const std::string& source) {
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const std::string rw = at("ranges[" + std::to_string(i) + "]");
     const json& r = ranges[i];
+    const FieldReader f(r, rw);
     TraceRange range;
-    range.id = json_u64(json_field(r, "id", rw), rw + ".id");
+    range.id = f.u64("id");
     if (range.id == kNoRange) fail(rw, ".id: range ids start at 1");
     if (!ids.insert(range.id).second) fail(rw, ".id: range id ", range.id, " appears twice");
-    range.domain = json_string(json_field(r, "domain", rw), rw + ".domain");
-    range.name = json_string(json_field(r, "name", rw), rw + ".name");
-    std::string kind = json_string(json_field(r, "kind", rw), rw + ".kind");
+    range.domain = f.str("domain");
+    range.name = f.str("name");
+    std::string kind = f.str("kind");
     if (kind == "push_pop") range.kind = RangeKind::push_pop;
     else if (kind == "start_end") range.kind = RangeKind::start_end;
     else fail(rw, ".kind: expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
-    range.thread = json_u32(json_field(r, "thread", rw), rw + ".thread");
+    range.thread = f.u32("thread");
     if (const json* parent = json_optional_field(r, "parent", rw)) range.parent = json_u64(*parent, rw + ".parent");
-    range.start_ns = json_u64(json_field(r, "start_ns", rw), rw + ".start_ns");
+    range.start_ns = f.u64("start_ns");
     if (const json* end = json_optional_field(r, "end_ns", rw)) {
       range.end_ns = json_u64(*end, rw + ".end_ns");
       if (*range.end_ns < range.start_ns) fail(rw, ".end_ns: ", *range.end_ns, " is before start_ns ", range.start_ns);
     }
-    range.payload = payload_from_json(json_field(r, "payload", rw), rw + ".payload");
-    range.occurrence = json_u32(json_field(r, "occurrence", rw), rw + ".occurrence");
+    range.payload = payload_from_json(f.field("payload"), f.path("payload"));
+    range.occurrence = f.u32("occurrence");
     t.ranges.push_back(std::move(range));
   }
   for (std::size_t i = 0; i < t.ranges.size(); ++i) {
@@ -205,23 +206,22 @@ Trace trace_from_json(const json& root, const std::string& source) {
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string kw = at("kernels[" + std::to_string(i) + "]");
     const json& k = kernels[i];
+    const FieldReader f(k, kw);
     TraceKernel kernel;
-    auto u32 = [&](const char* key) { return json_u32(json_field(k, key, kw), kw + "." + key); };
-    auto i32 = [&](const char* key) { return json_i32(json_field(k, key, kw), kw + "." + key); };
-    kernel.name = json_string(json_field(k, "name", kw), kw + ".name");
-    kernel.mangled = json_string(json_field(k, "mangled", kw), kw + ".mangled");
-    kernel.correlation_id = u32("correlation_id");
-    kernel.device = u32("device");
-    kernel.context = u32("context");
-    kernel.stream = u32("stream");
-    kernel.grid = dim3_from_json(json_field(k, "grid", kw), kw + ".grid");
-    kernel.block = dim3_from_json(json_field(k, "block", kw), kw + ".block");
-    kernel.registers = u32("registers");
-    kernel.static_smem = i32("static_smem");
-    kernel.dynamic_smem = i32("dynamic_smem");
-    kernel.local_mem_per_thread = u32("local_mem_per_thread");
-    kernel.start_ns = json_u64(json_field(k, "start_ns", kw), kw + ".start_ns");
-    kernel.end_ns = json_u64(json_field(k, "end_ns", kw), kw + ".end_ns");
+    kernel.name = f.str("name");
+    kernel.mangled = f.str("mangled");
+    kernel.correlation_id = f.u32("correlation_id");
+    kernel.device = f.u32("device");
+    kernel.context = f.u32("context");
+    kernel.stream = f.u32("stream");
+    kernel.grid = dim3_from_json(f.field("grid"), f.path("grid"));
+    kernel.block = dim3_from_json(f.field("block"), f.path("block"));
+    kernel.registers = f.u32("registers");
+    kernel.static_smem = f.i32("static_smem");
+    kernel.dynamic_smem = f.i32("dynamic_smem");
+    kernel.local_mem_per_thread = f.u32("local_mem_per_thread");
+    kernel.start_ns = f.u64("start_ns");
+    kernel.end_ns = f.u64("end_ns");
     if (kernel.end_ns < kernel.start_ns) {
       fail(kw, ".end_ns: ", kernel.end_ns, " is before start_ns ", kernel.start_ns);
     }

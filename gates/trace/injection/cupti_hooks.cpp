@@ -73,15 +73,34 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;                        // as many as fit
 }
 
+// A forced flush hands out records still in flight (no end time yet): those are counted as
+// incomplete instead of written. Kernel, memcpy and memset records share the start/end fields.
+template <typename ActivityRecord>
+bool still_in_flight(const ActivityRecord* r) {
+  if (r->start != 0 && r->end >= r->start) return false;
+  state().incomplete_records.fetch_add(1);
+  return true;
+}
+
+// The fields every memcpy, peer memcpy and memset record has; the caller adds the kind-specific ones.
+template <typename ActivityRecord>
+TransferEvent transfer_event(const ActivityRecord* m) {
+  TransferEvent t;
+  t.correlation_id = m->correlationId;
+  t.bytes = m->bytes;
+  t.start_ns = m->start;
+  t.end_ns = m->end;
+  t.device = m->deviceId;
+  t.stream = m->streamId;
+  return t;
+}
+
 std::string record_line(const CUpti_Activity* record) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (k->start == 0 || k->end < k->start) {  // a forced flush hands out records still in flight
-        state().incomplete_records.fetch_add(1);
-        return {};
-      }
+      if (still_in_flight(k)) return {};
       TraceKernel kernel;
       std::tie(kernel.name, kernel.mangled) = kernel_names(k->name);
       kernel.correlation_id = k->correlationId;
@@ -100,51 +119,24 @@ std::string record_line(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      if (m->start == 0 || m->end < m->start) {
-        state().incomplete_records.fetch_add(1);
-        return {};
-      }
-      TransferEvent t;
+      if (still_in_flight(m)) return {};
+      TransferEvent t = transfer_event(m);
       t.copy_kind = copy_kind_name(m->copyKind);
-      t.correlation_id = m->correlationId;
       t.runtime_correlation_id = m->runtimeCorrelationId;
-      t.bytes = m->bytes;
-      t.start_ns = m->start;
-      t.end_ns = m->end;
-      t.device = m->deviceId;
-      t.stream = m->streamId;
       return journal_line(t);
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      if (m->start == 0 || m->end < m->start) {
-        state().incomplete_records.fetch_add(1);
-        return {};
-      }
-      TransferEvent t;
+      if (still_in_flight(m)) return {};
+      TransferEvent t = transfer_event(m);
       t.copy_kind = "PtoP";
-      t.correlation_id = m->correlationId;
-      t.bytes = m->bytes;
-      t.start_ns = m->start;
-      t.end_ns = m->end;
-      t.device = m->deviceId;
-      t.stream = m->streamId;
       return journal_line(t);
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      if (m->start == 0 || m->end < m->start) {
-        state().incomplete_records.fetch_add(1);
-        return {};
-      }
-      TransferEvent t;
+      if (still_in_flight(m)) return {};
+      TransferEvent t = transfer_event(m);
       t.is_memset = true;
-      t.correlation_id = m->correlationId;
-      t.bytes = m->bytes;
-      t.start_ns = m->start;
-      t.end_ns = m->end;
-      t.device = m->deviceId;
-      t.stream = m->streamId;
       return journal_line(t);
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <variant>
 #include <vector>
 
@@ -179,15 +180,33 @@ void note(std::string_view text) {
   write_to_journal(journal_note_line(text));
 }
 
+namespace {
+
+// journal_order, locked, while the journal is open; an empty (unowning) lock once it is closed or
+// tracing is off. Checked before locking too: a forked child (closed) must not touch a mutex the
+// fork may have copied in the locked state.
+std::unique_lock<std::mutex> lock_open_journal(State& s) {
+  if (!s.enabled || s.closed.load()) return {};
+  std::unique_lock lock(s.journal_order);
+  if (s.closed.load()) return {};
+  return lock;
+}
+
+// The tracker's pending events as journal lines; taken under journal_order so that they reach the
+// journal before anything written after them.
+std::string pending_event_lines(State& s) {
+  std::string lines;
+  for (const TrackerEvent& e : s.tracker.take_events()) lines += journal_line(e);
+  return lines;
+}
+
+}  // namespace
+
 void write_to_journal(std::string extra) {
   State& s = state();
-  // Checked before locking too: a forked child (closed) must not touch a mutex the fork may have
-  // copied in the locked state.
-  if (!s.enabled || s.closed.load()) return;
-  std::lock_guard lock(s.journal_order);
-  if (s.closed.load()) return;
-  std::string batch;
-  for (const TrackerEvent& e : s.tracker.take_events()) batch += journal_line(e);
+  const auto lock = lock_open_journal(s);
+  if (!lock.owns_lock()) return;
+  std::string batch = pending_event_lines(s);
   batch += extra;
   if (batch.empty()) return;
   if (std::string error = s.journal.append(batch); !error.empty()) {
@@ -197,13 +216,9 @@ void write_to_journal(std::string extra) {
 
 void close_journal(std::string last) {
   State& s = state();
-  // Checked before locking too: a forked child (closed) must not touch a mutex the fork may have
-  // copied in the locked state.
-  if (!s.enabled || s.closed.load()) return;
-  std::lock_guard lock(s.journal_order);
-  if (s.closed.load()) return;
-  std::string batch;
-  for (const TrackerEvent& e : s.tracker.take_events()) batch += journal_line(e);
+  const auto lock = lock_open_journal(s);
+  if (!lock.owns_lock()) return;
+  std::string batch = pending_event_lines(s);
   batch += last;
   if (std::string error = s.journal.append(batch); !error.empty()) {
     std::fprintf(stderr, "kerneltrace: %s: %s\n", s.journal_path.c_str(), error.c_str());

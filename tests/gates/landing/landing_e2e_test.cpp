@@ -275,6 +275,40 @@ TEST(LandingE2E, GpuGatesImportedFromAnotherHost) {
   EXPECT_EQ(slurp(ThrowawayRepo::report_dir(imp) / "landing.md"), before);
 }
 
+TEST(LandingE2E, PrebuiltBuildsOnAHostWithoutGit) {
+  ThrowawayRepo repo("prebuilt");
+  repo.behave({{"cuda", false}});
+  repo.commit("engine (this host has no GPU)");
+  const auto cpu = repo.run("HEAD~1", "HEAD");
+  ASSERT_EQ(cpu.exit_code, 2) << why(cpu);
+  const auto local = ThrowawayRepo::record(cpu);
+  // The "GPU host" gets a copy of the tree without .git and the two build folders.
+  const fs::path host = repo.dir() / ".landing" / "gpu-host-copy";
+  fs::create_directories(host / "builds");
+  for (const char* f : {"landing.yaml", "tiny.yaml"}) fs::copy_file(repo.dir() / f, host / f);
+  const std::string base_id = local.baseline["id"], cand_id = local.candidate["id"];
+  fs::copy(repo.dir() / ".landing" / "build" / base_id, host / "builds" / "base", fs::copy_options::recursive);
+  fs::copy(repo.dir() / ".landing" / "build" / cand_id, host / "builds" / "cand", fs::copy_options::recursive);
+  ProcessSpec s;
+  s.argv = {PFX_LANDING_EXE, "gate", "parity", "ab", "--baseline-build", (host / "builds/base").string(), "--candidate-build",
+            (host / "builds/cand").string(), "--baseline-id", base_id, "--candidate-id", cand_id, "--gates", "landing.yaml",
+            "--out", (host / "results").string()};
+  s.cwd = host;
+  s.env = {{"FAKE_PREFILL_CUDA", "1"}, {"PFX_FIXTURES", pfx::fixtures_dir().string()}};
+  s.timeout_s = 300;
+  const auto gpu = run_process(s);
+  ASSERT_EQ(gpu.exit_code, 0) << why(gpu);
+  EXPECT_FALSE(fs::exists(host / ".git"));
+  const auto imp = repo.landing({"import", (host / "results").string()});
+  ASSERT_EQ(imp.exit_code, 2) << why(imp);  // accuracy still SKIPPED here: not run on the GPU host
+  const auto rec = ThrowawayRepo::record(imp);
+  EXPECT_EQ(rec.id, local.id);
+  EXPECT_EQ(gate(rec, "parity").status, Status::Pass);
+  EXPECT_EQ(gate(rec, "ab").status, Status::Pass);
+  EXPECT_EQ(gate(rec, "accuracy").status, Status::Skipped);
+  EXPECT_TRUE(has(gate(rec, "parity").command, "--candidate-build")) << gate(rec, "parity").command;
+}
+
 TEST(LandingE2E, CiStepWritesSummaryAndExitsWithVerdict) {
   ThrowawayRepo repo("ci");
   repo.commit("a commit to land");
