@@ -4,6 +4,7 @@
 #include "quant/dequant.h"
 
 #include <cstring>
+#include <utility>
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
@@ -52,6 +53,13 @@ void dequant_q8_0(const BlockQ8_0* x, float* y, int64_t nb) {
   }
 }
 
+// d * scale and dmin * min of sub-block `is` of a q4_K / q5_K block (they pack scales alike).
+std::pair<float, float> scale_and_min(const uint8_t* scales, int is, float d, float dmin) {
+  uint8_t sc, m;
+  get_scale_min_k4(is, scales, &sc, &m);
+  return {d * sc, dmin * m};
+}
+
 void dequant_q4_k(const BlockQ4_K* x, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i) {
     const uint8_t* q = x[i].qs;
@@ -59,11 +67,8 @@ void dequant_q4_k(const BlockQ4_K* x, float* y, int64_t nb) {
     const float min = fp16_to_fp32(x[i].dmin);
     // Each 64 elements: 32 bytes of qs, low nibbles = sub-block 2k, high = sub-block 2k+1.
     for (int j = 0, is = 0; j < QK_K; j += 64, is += 2, q += 32) {
-      uint8_t sc, m;
-      get_scale_min_k4(is, x[i].scales, &sc, &m);
-      const float d1 = d * sc, m1 = min * m;
-      get_scale_min_k4(is + 1, x[i].scales, &sc, &m);
-      const float d2 = d * sc, m2 = min * m;
+      const auto [d1, m1] = scale_and_min(x[i].scales, is, d, min);
+      const auto [d2, m2] = scale_and_min(x[i].scales, is + 1, d, min);
       for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
       for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
     }
@@ -78,11 +83,8 @@ void dequant_q5_k(const BlockQ5_K* x, float* y, int64_t nb) {
     const float min = fp16_to_fp32(x[i].dmin);
     uint8_t u1 = 1, u2 = 2;  // the qh bit of the current pair of sub-blocks
     for (int j = 0, is = 0; j < QK_K; j += 64, is += 2, ql += 32) {
-      uint8_t sc, m;
-      get_scale_min_k4(is, x[i].scales, &sc, &m);
-      const float d1 = d * sc, m1 = min * m;
-      get_scale_min_k4(is + 1, x[i].scales, &sc, &m);
-      const float d2 = d * sc, m2 = min * m;
+      const auto [d1, m1] = scale_and_min(x[i].scales, is, d, min);
+      const auto [d2, m2] = scale_and_min(x[i].scales, is + 1, d, min);
       for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
       for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
       u1 = static_cast<uint8_t>(u1 << 2);
