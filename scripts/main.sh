@@ -2,7 +2,7 @@
 # The README's main command: the whole job on the embedded default, nothing downloaded.
 #  1. install what is missing, build;
 #  2. write the tiny synthetic model (profiles/models/tiny.yaml) and run it: info, greedy, logits;
-#  3. land the working tree against HEAD with the default gate profile (GPU gates SKIPPED where
+#  3. land the working tree against HEAD with the tiny gate profile (GPU gates SKIPPED where
 #     there is no GPU, so the verdict is INCOMPLETE there, never PASS).
 # Usage: scripts/main.sh [build-dir]     Exit: landing's verdict code (landing --help), except INCOMPLETE on a
 # machine without a GPU, which is the expected outcome there and exits 0.
