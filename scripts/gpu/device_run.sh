@@ -2,14 +2,15 @@
 # One GPU session of checks, timings and traces, run on the H200 from the repository root over a
 # build carried from a machine without a GPU (binaries linked with PFX_STATIC_RUNTIME=ON):
 #   scripts/gpu/device_run.sh BUILD_DIR OUTDIR [stage ...]
-# Stages (default: all, in this order): info kernels gemm backend cli sanitize synth bench trace tracer
+# Stages (default: all, in this order): info kernels gemm backend cli sanitize synth parity7b bench trace
+# tracecheck tracer
 # Fixtures: $PFX_FIXTURES (default .carry/fixtures, a copy carried with the working tree).
 # Writes OUTDIR/<stage>.log, OUTDIR/summary.txt (a short table, also printed last) and keeps
 # going after a failing stage; exit 1 if any stage failed.
 set -uo pipefail
 build=$(cd "$1" && pwd); out=$2; shift 2
 mkdir -p "$out"; out=$(cd "$out" && pwd)
-stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info kernels gemm backend cli sanitize synth bench trace tracer)
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info kernels gemm backend cli sanitize synth parity7b bench trace tracecheck tracer)
 export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/fixtures}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 prefill=$build/engine/cli/prefill
@@ -54,6 +55,23 @@ stage_sanitize() {
       --tokens 1,300,301,302,303,304,305,306,307,308,309,310,311,312,313,314,315 --out /tmp/san.npy --force || rc=1
   done
   return $rc
+}
+# Fast vs generic at 7B size (no oracle exists there; parity is the check): 128 random tokens.
+stage_parity7b() {
+  local ids
+  ids=$(python3 -c "import random; random.seed(7); print(','.join(str(random.randrange(3, 32000)) for _ in range(128)))")
+  for p in fast generic; do
+    "$prefill" logits --backend cuda --path $p --model "$model7b" --tokens "$ids" --out "/tmp/7b.$p.npy" --force >/dev/null || return 1
+  done
+  python3 - <<'PY'
+import numpy as np
+f, g = np.load("/tmp/7b.fast.npy"), np.load("/tmp/7b.generic.npy")
+rel = np.abs(f - g).max() / np.abs(g).max()
+nmse = ((f - g) ** 2).sum() / (g ** 2).sum()
+top1 = (f.argmax(1) == g.argmax(1)).mean()
+print(f"7B parity fast vs generic (128 tokens): max|d|/max|ref| {rel:.3e}  NMSE {nmse:.3e}  top-1 {top1*100:.1f}%  finite {np.isfinite(f).all() and np.isfinite(g).all()}")
+raise SystemExit(0 if rel <= 1e-3 and np.isfinite(f).all() else 1)
+PY
 }
 stage_synth() {
   /usr/bin/time -v "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force
