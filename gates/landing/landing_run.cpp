@@ -137,10 +137,12 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
   spec.prefill_relpath = p.profile.prefill_relpath();
   spec.timeout_s = p.profile.build_timeout_s();
   spec.jobs = p.profile.build_jobs();
-  spec.rev = opt.baseline;
+  // Build the commits resolved above, not the names: a commit made while the baseline builds
+  // must not move "HEAD" under the candidate.
+  spec.rev = opt.baseline == kWorktreeRev ? opt.baseline : base_sha;
   spec.label = "baseline";
   p.baseline = prepare_build(spec, progress);
-  spec.rev = opt.candidate;
+  spec.rev = opt.candidate == kWorktreeRev ? opt.candidate : cand_sha;
   spec.label = "candidate";
   p.candidate = prepare_build(spec, progress);
   return p;
