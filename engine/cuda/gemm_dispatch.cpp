@@ -96,7 +96,7 @@ int GemmDispatch::prefetch(const DeviceMatrix& w, int busy_slot) {
 }
 
 void GemmDispatch::run_pipelined(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T,
-                                 void* y, Epilogue e) {
+                                 void* y, Epilogue e, bool prefetch_next) {
   const int s = prefetch(w, -1);  // normally a no-op: the previous GEMM decoded w already
   {
     NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
@@ -105,7 +105,9 @@ void GemmDispatch::run_pipelined(const std::string& range, const DeviceMatrix& w
     CUDA_CHECK(cudaEventRecord(free_[s], stream_));
   }
   // Decode the next weight of the schedule into the other slot while this GEMM runs (in a range
-  // of its own, "<tensor>.dequant", so its time is not charged to this GEMM).
+  // of its own, "<tensor>.dequant", so its time is not charged to this GEMM). Never from a decode
+  // step: that would chain every decode GEMM onto dequant + cuBLAS (tg128 fell 153 → 80 tok/s).
+  if (!prefetch_next) return;
   if (const auto it = schedule_index_.find(&w); it != schedule_index_.end())
     prefetch(*schedule_[(it->second + 1) % schedule_.size()], s);
 }
@@ -140,7 +142,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
     // Prefill GEMMs, and any small one whose weight the pipeline has already decoded (the
     // output head after a prefill): cuBLAS on the fp16 slot.
     const bool decoded = slot_weight_[0] == &w || slot_weight_[1] == &w;
-    if (T > kern::kGemvMaxT || decoded) return run_pipelined(range, w, x16, T, y, e);
+    if (T > kern::kGemvMaxT || decoded) return run_pipelined(range, w, x16, T, y, e, /*prefetch_next=*/T > kern::kGemvMaxT);
   }
   NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
   if (fast_) {

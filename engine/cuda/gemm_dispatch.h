@@ -61,7 +61,8 @@ class GemmDispatch {
 
  private:
   void run_generic(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
-  void run_pipelined(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
+  void run_pipelined(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e,
+                     bool prefetch_next);
   void cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
   // Enqueues dequant of w into the slot not holding `keep` (side stream); returns the slot.
   int prefetch(const DeviceMatrix& w, int busy_slot);

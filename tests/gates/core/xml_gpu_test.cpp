@@ -41,9 +41,12 @@ TEST(GpuMonitor, ParsesNvidiaSmiQueryLine) {
   EXPECT_EQ(p->first.driver_version, "570.124.06");
   EXPECT_EQ(p->second.sm_clock_mhz, 1980u);
   EXPECT_EQ(p->second.temperature_c, 41u);
-  EXPECT_TRUE(is_throttling(p->second.throttle_reasons));
+  // The power cap is the H200's normal state under load: reported, not a reason to set aside.
+  EXPECT_FALSE(is_throttling(p->second.throttle_reasons));
   EXPECT_EQ(throttle_reasons_text(p->second.throttle_reasons), "sw_power_cap");
   EXPECT_FALSE(is_throttling(0x1));  // idle is not throttling
+  EXPECT_TRUE(is_throttling(0x8));   // hw_slowdown
+  EXPECT_TRUE(is_throttling(0x40));  // hw_thermal_slowdown
   EXPECT_FALSE(parse_nvidia_smi_line("No devices were found").has_value());
 }
 
