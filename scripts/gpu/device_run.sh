@@ -104,7 +104,15 @@ stage_tracecheck() {
   local kt=$build/gates/trace/kerneltrace
   "$kt" -o "$out/trace-7b-generic.json" --range prefill --skip 1 -- \
     "$prefill" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path generic --json >/dev/null || return 1
-  "$kt" summarize "$out/trace-7b-generic.json" | head -12
+  # The serial path's per-role totals must add up to the GPU busy time within 1% (issue 5).
+  "$kt" summarize "$out/trace-7b-generic.json" | tee "$out/trace-7b-generic.txt" | head -12
+  python3 - "$out/trace-7b-generic.txt" <<'PY' || return 1
+import re, sys
+m = re.search(r"sum/union ([0-9.]+)", open(sys.argv[1]).read())
+ratio = float(m.group(1)) if m else float("nan")
+print(f"per-role sum / busy union = {ratio:.4f} (must be within 1%)")
+raise SystemExit(0 if abs(ratio - 1.0) <= 0.01 else 1)
+PY
   if [[ -n ${OLD_PREFILL:-} && -x $OLD_PREFILL ]]; then
     "$kt" -o "$out/trace-7b-old.json" --range prefill --skip 1 -- \
       "$OLD_PREFILL" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path fast --json >/dev/null || return 1
