@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -54,6 +55,8 @@ struct LayerDev {
   std::string prefix;  // "blk.N."
   DeviceBuffer attn_norm, ffn_norm;
   DeviceMatrix wq, wk, wv, wo, gate, up, down;
+  // The layer's matrices in the order run_layers() multiplies by them (the GEMM schedule).
+  std::array<const DeviceMatrix*, 7> matrices() const { return {&wq, &wk, &wv, &wo, &gate, &up, &down}; }
 };
 
 }  // namespace
@@ -114,14 +117,14 @@ struct CudaBackend::Impl {
       d.gate = upload_matrix(lw.w_gate);
       d.up = upload_matrix(lw.w_up);
       d.down = upload_matrix(lw.w_down);
-      for (const DeviceMatrix* mm : {&d.wq, &d.wk, &d.wv, &d.wo, &d.gate, &d.up, &d.down})
+      for (const DeviceMatrix* mm : d.matrices())
         widest = std::max(widest, mm->rows * mm->cols);
       layers.push_back(std::move(d));
     }
     gemm.reserve_weight_scratch(widest);
     std::vector<const DeviceMatrix*> schedule;  // the order run_layers() + the head run GEMMs in
     for (const auto& d : layers)
-      for (const DeviceMatrix* mm : {&d.wq, &d.wk, &d.wv, &d.wo, &d.gate, &d.up, &d.down}) schedule.push_back(mm);
+      for (const DeviceMatrix* mm : d.matrices()) schedule.push_back(mm);
     schedule.push_back(output);
     gemm.set_schedule(std::move(schedule));
 
