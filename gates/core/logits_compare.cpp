@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include "model/compare.h"
+#include "util/error.h"
+
 namespace pfx::gates {
 
 NonFinite find_non_finite(const NpyArray& a) {
@@ -19,6 +22,16 @@ NonFinite find_non_finite(const NpyArray& a) {
   return nf;
 }
 
+namespace {
+// "NaN/inf in test logits at position 2, token 17": where the precondition was broken.
+[[noreturn]] void fail_non_finite(const NpyArray& test, const NpyArray& ref) {
+  const bool in_test = find_non_finite(test).count > 0;
+  const NonFinite nf = find_non_finite(in_test ? test : ref);
+  fail("compare_logits: NaN/inf in ", in_test ? "test" : "reference", " logits at position ", nf.first_row,
+       ", token ", nf.first_col, " (expected finite logits; check with load_finite_logits first)");
+}
+}  // namespace
+
 LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref) {
   LogitsComparison c;
   if (test.shape != ref.shape || test.shape.size() != 2) {
@@ -33,33 +46,41 @@ LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref) {
   c.shape_match = true;
   c.positions = ref.rows();
   c.vocab = ref.cols();
-  double se = 0, ref2 = 0;
-  int64_t agree = 0;
-  for (int64_t r = 0; r < c.positions; ++r) {
-    const float* t = test.data.data() + r * c.vocab;
-    const float* f = ref.data.data() + r * c.vocab;
-    int64_t arg_t = 0, arg_f = 0;
-    for (int64_t v = 0; v < c.vocab; ++v) {
-      const double d = std::fabs(double(t[v]) - double(f[v]));
-      if (d > c.max_abs_diff) {
-        c.max_abs_diff = d;
-        c.worst_row = r;
-        c.worst_col = v;
-        c.worst_value = t[v];
-        c.worst_ref = f[v];
-      }
-      c.max_abs_ref = std::max(c.max_abs_ref, std::fabs(double(f[v])));
-      se += d * d;
-      ref2 += double(f[v]) * double(f[v]);
-      if (t[v] > t[arg_t]) arg_t = v;
-      if (f[v] > f[arg_f]) arg_f = v;
-    }
-    if (arg_t == arg_f) ++agree;
-    else if (c.top1_mismatch_positions.size() < 8) c.top1_mismatch_positions.push_back(r);
+  if (c.positions == 0 || c.vocab == 0) {
+    // pfx::compare_logits refuses empty logits. Nothing can deviate; rows without tokens have no
+    // argmax on either side, so they count as agreeing.
+    c.top1_agreement = c.positions ? 1 : 0;
+    return c;
   }
-  c.max_rel_dev = c.max_abs_ref > 0 ? c.max_abs_diff / c.max_abs_ref : c.max_abs_diff;
-  c.nmse = ref2 > 0 ? se / ref2 : se;
-  c.top1_agreement = c.positions ? double(agree) / double(c.positions) : 0;
+  const float* t = test.data.data();
+  const float* f = ref.data.data();
+
+  // The metrics themselves come from the engine, so gates and engine tests quote the same numbers.
+  const LogitStats s = pfx::compare_logits(t, f, c.positions, c.vocab);
+  if (s.has_nan) fail_non_finite(test, ref);  // the engine skips such values: never report on a partial sum
+  c.max_abs_diff = s.max_abs_diff;
+  c.max_abs_ref = s.max_abs_ref;
+  c.max_rel_dev = s.rel;
+  c.nmse = s.nmse;
+  c.top1_agreement = s.top1_agreement;
+
+  // Where the largest |test - ref| sits: its first occurrence in row-major order. The engine
+  // computes |Δ| in double the same way, so the maximum is matched exactly.
+  if (c.max_abs_diff > 0) {
+    const int64_t n = c.positions * c.vocab;
+    for (int64_t i = 0; i < n; ++i)
+      if (std::fabs(double(t[i]) - double(f[i])) == c.max_abs_diff) {
+        c.worst_row = i / c.vocab;
+        c.worst_col = i % c.vocab;
+        c.worst_value = t[i];
+        c.worst_ref = f[i];
+        break;
+      }
+  }
+  // The first few positions whose top-1 token differs, by the same argmax (ties → lowest id).
+  if (c.top1_agreement < 1)
+    for (int64_t r = 0; r < c.positions && c.top1_mismatch_positions.size() < kTop1MismatchesListed; ++r)
+      if (argmax(t + r * c.vocab, c.vocab) != argmax(f + r * c.vocab, c.vocab)) c.top1_mismatch_positions.push_back(r);
   return c;
 }
 
@@ -73,11 +94,6 @@ nlohmann::json to_json(const LogitsComparison& c) {
   return j;
 }
 
-}  // namespace pfx::gates
-
-#include "util/error.h"
-
-namespace pfx::gates {
 std::string load_finite_logits(const std::filesystem::path& path, NpyArray& out) {
   try {
     out = read_npy(path);

@@ -1,7 +1,10 @@
 // Comparing two logits tensors [positions, vocab]: the numbers the parity and accuracy gates
 // report. Relative max deviation is max|a-b| / max|ref| (DESIGN.md numerical contracts), NMSE is
-// sum (a-b)^2 / sum ref^2, top-1 agreement is the share of positions whose argmax agrees.
+// sum (a-b)^2 / sum ref^2, top-1 agreement is the share of positions whose argmax agrees. Those
+// numbers are pfx::compare_logits (engine/model/compare.h); the gate adds where the worst value
+// sits and which positions disagree on the top-1 token.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -25,9 +28,11 @@ struct LogitsComparison {
   int64_t positions = 0, vocab = 0;
   int64_t worst_row = -1, worst_col = -1;
   double worst_value = 0, worst_ref = 0;
-  std::vector<int64_t> top1_mismatch_positions;  // first few
+  std::vector<int64_t> top1_mismatch_positions;  // the first kTop1MismatchesListed
 };
-// `test` against `ref`; both must be finite (check find_non_finite first).
+inline constexpr size_t kTop1MismatchesListed = 8;
+// `test` against `ref`. Both must be finite (check find_non_finite first): a NaN or infinity
+// throws pfx::Error naming its position rather than yielding metrics that skip it.
 LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref);
 nlohmann::json to_json(const LogitsComparison& c);
 
