@@ -4,8 +4,10 @@
 // reduces the dot over its 8 lanes, and keeps an online softmax (m, l) and an fp32 accumulator of
 // fp16(p) * v for its dims. Groups are merged in shared memory, and each split writes
 // (m, l, acc[hd]) to scratch; k_attn_decode_combine merges the splits and writes fp16(acc / l).
-// Same arithmetic as the prefill kernels: fp32 scores, probabilities rounded to fp16 before
-// multiplying V, fp32 accumulation. Bandwidth-bound: K/V rows are read once per (head, row) with
+// Same arithmetic as the prefill kernels (attention_shared.h): fp32 scores in log2 units, an
+// integer running max, probabilities fp16(exp2(s - m)) before multiplying V, fp32 accumulation;
+// every rescale between groups and splits is by an exact power of two.
+// Bandwidth-bound: K/V rows are read once per (head, row) with
 // 16-byte loads, several keys in flight per group.
 #include <cuda_fp16.h>
 
@@ -59,7 +61,7 @@ template <int HD>
 __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
     k_attn_decode_split(const uint16_t* __restrict__ q16, const uint16_t* __restrict__ k_cache,
                         const uint16_t* __restrict__ v_cache, float* __restrict__ part, int H, int Hkv, int p0,
-                        int max_ctx, int keys_per_split, float scale) {
+                        int max_ctx, int keys_per_split, float scale_log2) {
   using Cfg = DecodeCfg<HD>;
   __shared__ float s_m[Cfg::kGroups], s_l[Cfg::kGroups];
   __shared__ float s_acc[Cfg::kGroups][HD];
@@ -115,19 +117,19 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
       dot += __shfl_xor_sync(0xffffffffu, dot, 1);
       dot += __shfl_xor_sync(0xffffffffu, dot, 2);
       dot += __shfl_xor_sync(0xffffffffu, dot, 4);
-      s[u] = valid[u] ? __fmul_rn(dot, scale) : -INFINITY;
+      s[u] = valid[u] ? __fmul_rn(dot, scale_log2) : -INFINITY;
     }
     float m_new = m;
 #pragma unroll
-    for (int u = 0; u < Cfg::kUnroll; ++u) m_new = fmaxf(m_new, s[u]);
-    const float m_use = m_new == -INFINITY ? 0.0f : m_new;  // nothing seen yet: keep exp() arguments finite
-    const float corr = expf(m - m_use);
+    for (int u = 0; u < Cfg::kUnroll; ++u) m_new = fmaxf(m_new, ceilf(s[u]));  // an integer (or -inf)
+    const float m_use = m_new == -INFINITY ? 0.0f : m_new;  // nothing seen yet: keep exp2() arguments finite
+    const float corr = exp2f(m - m_use);                     // 2^-k, exact
     l *= corr;
 #pragma unroll
     for (int e = 0; e < Cfg::kElems; ++e) acc[e] *= corr;
 #pragma unroll
     for (int u = 0; u < Cfg::kUnroll; ++u) {
-      const float p = expf(s[u] - m_use);  // 0 for an invalid key
+      const float p = exp2f(s[u] - m_use);  // 0 for an invalid key
       l += p;
       const float p16 = round_fp16(p);
 #pragma unroll
@@ -159,13 +161,13 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
   if (d < HD) {
     float a = 0.0f;
 #pragma unroll
-    for (int i = 0; i < Cfg::kGroups; ++i) a += s_acc[i][d] * expf(s_m[i] - M);
+    for (int i = 0; i < Cfg::kGroups; ++i) a += s_acc[i][d] * exp2f(s_m[i] - M);
     out[d] = a;
   }
   if (d == 0) {
     float L = 0.0f;
 #pragma unroll
-    for (int i = 0; i < Cfg::kGroups; ++i) L += s_l[i] * expf(s_m[i] - M);
+    for (int i = 0; i < Cfg::kGroups; ++i) L += s_l[i] * exp2f(s_m[i] - M);
     out[HD] = M;
     out[HD + 1] = L;
   }
@@ -182,7 +184,7 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
   for (int s = 0; s < n_splits; ++s) M = fmaxf(M, p[s * Cfg::kPartFloats + HD]);  // split 0 holds key 0: finite
   float L = 0.0f, a = 0.0f;
   for (int s = 0; s < n_splits; ++s) {
-    const float w = expf(p[s * Cfg::kPartFloats + HD] - M);
+    const float w = exp2f(p[s * Cfg::kPartFloats + HD] - M);
     L += p[s * Cfg::kPartFloats + HD + 1] * w;
     a += p[s * Cfg::kPartFloats + d] * w;
   }
@@ -226,9 +228,8 @@ void launch_decode(const AttentionArgs& a, float* part, cudaStream_t stream) {
   const int ctx = a.p0 + a.T;
   const int kps = keys_per_split<HD>(a.T, a.H, ctx);
   const int n_splits = (ctx + kps - 1) / kps;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   k_attn_decode_split<HD><<<dim3(n_splits, a.H, a.T), Cfg::kThreads, 0, stream>>>(
-      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.max_ctx, kps, scale);
+      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.max_ctx, kps, detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
   k_attn_decode_combine<HD><<<dim3(a.H, a.T), Cfg::kCombineThreads, 0, stream>>>(part, a.o16, a.H, n_splits);
   CUDA_CHECK_LAUNCH();

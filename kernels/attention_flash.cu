@@ -2,9 +2,10 @@
 // Block = 64 query rows of one head (4 warps x 16 rows); loops over 64-key tiles of the head's kv
 // group up to the block's last causal position (fully masked tiles are never loaded), with K/V
 // tiles staged by cp.async into a two-stage ring so tile j+1 loads while tile j computes.
-// Per tile: S = Q·Kᵀ (fp16 x fp16 -> fp32, mma.m16n8k16), s *= 1/sqrt(hd), causal mask, online
-// softmax in fp32 (running max m, running sum l of the fp32 exponentials), P = fp16(exp(s - m)),
-// O = O * exp(m_old - m) + P·V (fp32 accumulate). Output fp16(O / l).
+// Per tile: S = Q·Kᵀ (fp16 x fp16 -> fp32, mma.m16n8k16), s *= log2(e)/sqrt(hd), causal mask,
+// online softmax in fp32 with the running max m rounded up to an integer (attention_shared.h says
+// why), running sum l of the fp32 exponentials, P = fp16(exp2(s - m)), O = O * exp2(m_old - m) +
+// P·V (fp32 accumulate; the rescale is an exact power of two). Output fp16(O / l).
 // Shared-memory tiles are rows of hd fp16 with the 16-byte chunks XOR-swizzled by (row & 7), so
 // the 8 row addresses of every ldmatrix phase hit distinct banks.
 #include <cuda_fp16.h>
@@ -54,7 +55,7 @@ template <int HD>
 __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     k_attn_flash_prefill(const uint16_t* __restrict__ q16, const uint16_t* __restrict__ k_cache,
                          const uint16_t* __restrict__ v_cache, uint16_t* __restrict__ o16, int T, int H, int Hkv,
-                         int p0, int max_ctx, float scale) {
+                         int p0, int max_ctx, float scale_log2) {
   using Cfg = FlashCfg<HD>;
   extern __shared__ __align__(128) uint8_t smem[];
   const uint32_t s_q = dev::smem_addr(smem);
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        float v = __fmul_rn(s[n][e], scale);  // rounded like the generic path's alpha, not fused into exp's argument
+        float v = __fmul_rn(s[n][e], scale_log2);  // rounded like the generic path's alpha, not fused into exp2's argument
         if (need_mask) {
           const int key = key0 + 8 * n + 2 * (lane & 3) + (e & 1);
           const int pos = pos0 + (e >= 2 ? 8 : 0);
@@ -165,9 +166,9 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     for (int r = 0; r < 2; ++r) {
       tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
       tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
-      const float m_new = fmaxf(m_run[r], tile_max[r]);
-      m_use[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet: keep exp() finite
-      corr[r] = expf(m_run[r] - m_use[r]);           // 0 on the first visible tile (m_run = -inf)
+      const float m_new = fmaxf(m_run[r], ceilf(tile_max[r]));  // an integer (or -inf)
+      m_use[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet: keep exp2() finite
+      corr[r] = exp2f(m_run[r] - m_use[r]);          // 2^-k, exact; 0 on the first visible tile (m_run = -inf)
       m_run[r] = m_new;
       l_run[r] *= corr[r];
     }
@@ -181,8 +182,8 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     uint32_t pf[Cfg::kBlockN / 16][4];  // P as mma A fragments (the S accumulator layout maps onto it)
 #pragma unroll
     for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
-      const float p0v = expf(s[n][0] - m_use[0]), p1v = expf(s[n][1] - m_use[0]);
-      const float p2v = expf(s[n][2] - m_use[1]), p3v = expf(s[n][3] - m_use[1]);
+      const float p0v = exp2f(s[n][0] - m_use[0]), p1v = exp2f(s[n][1] - m_use[0]);
+      const float p2v = exp2f(s[n][2] - m_use[1]), p3v = exp2f(s[n][3] - m_use[1]);
       l_run[0] += p0v + p1v;
       l_run[1] += p2v + p3v;
       pf[n / 2][(n & 1) * 2 + 0] = dev::pack_half2(p0v, p1v);
@@ -238,9 +239,8 @@ void launch_flash(const AttentionArgs& a, cudaStream_t stream) {
   using Cfg = FlashCfg<HD>;
   detail::set_dynamic_smem(k_attn_flash_prefill<HD>, Cfg::kSmemBytes);
   const dim3 grid((a.T + Cfg::kBlockM - 1) / Cfg::kBlockM, a.H);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HD));
   k_attn_flash_prefill<HD><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      a.q16, a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, scale);
+      a.q16, a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
 }
 }  // namespace

@@ -83,8 +83,10 @@ void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvSha
 
 // ---- attention (attention_generic.cu, attention_flash.cu, attention_decode.cu) ----------------
 // o16[t, h*hd + d] = sum_c P[h][t][c] * V[h / (H/Hkv)][c][d], P = softmax_c(scale * q·k) over the
-// causal context c <= p0 + t, scale = 1/sqrt(hd). Scores fp32, probabilities rounded to fp16
-// before P·V, P·V accumulated in fp32, output rounded to fp16.
+// causal context c <= p0 + t, scale = 1/sqrt(hd). Scores fp32 (in log2 units), unnormalised
+// probabilities exp2(s - m) rounded to fp16 before P·V with m the row max rounded up to an
+// integer (attention_shared.h: why every kernel then rounds the same), P·V accumulated in fp32,
+// divided by the fp32 sum of the probabilities, output rounded to fp16.
 struct AttentionArgs {
   const uint16_t* q16 = nullptr;      // [T, H, hd]
   const uint16_t* k_cache = nullptr;  // this layer: [Hkv][max_ctx][hd], rows 0..p0+T-1 valid
@@ -94,10 +96,11 @@ struct AttentionArgs {
 };
 
 // Generic: per kv group, cuBLAS strided-batched Q·Kᵀ -> fp32 scores [H][T][ctx8] (ctx8 = ctx
-// rounded up to 8), a causal softmax kernel writing fp16 probabilities, cuBLAS P·V (fp32
-// accumulate, fp16 out). Any hd; scratch of attention_generic_scratch_bytes(T, p0+T, H) bytes,
-// 256-byte aligned. The handle's stream is set to `stream`.
-size_t attention_generic_scratch_bytes(int T, int ctx, int H);
+// rounded up to 8), a causal softmax kernel writing fp16 probabilities and their fp32 row sums,
+// cuBLAS P·V (fp32 accumulate and out), a kernel dividing by the sums into fp16. Any hd; scratch
+// of attention_generic_scratch_bytes(T, p0+T, H, hd) bytes, 256-byte aligned. The handle's stream
+// is set to `stream`.
+size_t attention_generic_scratch_bytes(int T, int ctx, int H, int hd);
 void attention_generic(const AttentionArgs& a, cublasContext* cublas, void* scratch, size_t scratch_bytes,
                        cudaStream_t stream);
 

@@ -1,8 +1,11 @@
 // RMSNorm into fp16: out[t, :] = fp16( (x[t, :] * r) * w ), r = 1 / sqrt(mean(x[t, :]^2) + eps),
 // the order of ggml's rms_norm followed by its mul (fp32 throughout, one rounding to fp16).
-//   k_rmsnorm_generic: one block per row, any D; the plain reference kernel.
+//   k_rmsnorm_generic: one warp per row, scalar loads, any D; the plain reference kernel.
 //   k_rmsnorm_warp:    one warp per row, float4 loads, 8 rows per block; D % 4 == 0.
-// The two sum the squares in different orders, so they agree to fp32 rounding, not bit for bit.
+// Both sum the squares in one order: lane l takes elements 4(l + 32j) .. 4(l + 32j) + 3, in that
+// order, for j = 0, 1, ..., then a fixed shuffle tree adds the lanes. So for D % 4 == 0 the two
+// are bit for bit equal: the parity check (fast vs generic) sees no reduction-order noise, which an
+// fp16 rounding of the normed activations would otherwise turn into 1-ulp flips at every layer.
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
@@ -11,18 +14,13 @@
 
 namespace pfx::kernels {
 
-struct RmsnormGenericCfg {
-  static constexpr int kThreads = 256;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "rmsnorm_generic: whole warps, within the block limit");
-};
-
 struct RmsnormWarpCfg {
   static constexpr int kRowsPerBlock = 8;  // one warp each
   static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
-  static constexpr int kVec = 4;  // floats per load
+  static constexpr int kVec = 4;  // floats per load, and per lane step of the summation order
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
 };
+using RmsnormGenericCfg = RmsnormWarpCfg;  // the same rows per block and summation order
 
 namespace {
 __device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
@@ -31,15 +29,19 @@ __device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
 }  // namespace
 
 __global__ void __launch_bounds__(RmsnormGenericCfg::kThreads)
-    k_rmsnorm_generic(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int D,
-                      float eps) {
-  __shared__ float scratch[RmsnormGenericCfg::kThreads / 32];
-  const float* row = x + static_cast<int64_t>(blockIdx.x) * D;
-  uint16_t* orow = out + static_cast<int64_t>(blockIdx.x) * D;
+    k_rmsnorm_generic(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T,
+                      int D, float eps) {
+  constexpr int kVec = RmsnormGenericCfg::kVec;
+  const int lane = threadIdx.x % 32;
+  const int t = blockIdx.x * RmsnormGenericCfg::kRowsPerBlock + threadIdx.x / 32;
+  if (t >= T) return;  // whole warp leaves together; no block barrier below
+  const float* row = x + static_cast<int64_t>(t) * D;
+  uint16_t* orow = out + static_cast<int64_t>(t) * D;
   float ss = 0.0f;
-  for (int i = threadIdx.x; i < D; i += RmsnormGenericCfg::kThreads) ss = fmaf(row[i], row[i], ss);
-  const float r = rms_scale(dev::block_sum<RmsnormGenericCfg::kThreads>(ss, scratch), D, eps);
-  for (int i = threadIdx.x; i < D; i += RmsnormGenericCfg::kThreads) orow[i] = dev::f2h_bits(__fmul_rn(__fmul_rn(row[i], r), w[i]));
+  for (int i = kVec * lane; i < D; i += kVec * 32)
+    for (int e = i; e < i + kVec && e < D; ++e) ss = fmaf(row[e], row[e], ss);
+  const float r = rms_scale(dev::warp_sum(ss), D, eps);
+  for (int i = lane; i < D; i += 32) orow[i] = dev::f2h_bits(__fmul_rn(__fmul_rn(row[i], r), w[i]));
 }
 PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_generic", RmsnormGenericCfg::kThreads, 0);
 
@@ -84,7 +86,9 @@ void check_common(const char* who, const float* x, const float* w, const uint16_
 
 void rmsnorm_f32_to_f16(const float* x, const float* w, uint16_t* out, int T, int D, float eps, cudaStream_t stream) {
   check_common("rmsnorm_f32_to_f16", x, w, out, T, D);
-  k_rmsnorm_generic<<<T, RmsnormGenericCfg::kThreads, 0, stream>>>(x, w, out, D, eps);
+  const unsigned grid =
+      static_cast<unsigned>((T + RmsnormGenericCfg::kRowsPerBlock - 1) / RmsnormGenericCfg::kRowsPerBlock);
+  k_rmsnorm_generic<<<grid, RmsnormGenericCfg::kThreads, 0, stream>>>(x, w, out, T, D, eps);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -101,6 +101,7 @@ std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, bool all
     swiglu(gate.data(), up.data(), n * ff, gate.data());
     matmul(l.w_down, gate.data(), n, proj.data(), threads_);
     for (size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
+    if (dumping_residual()) dump_residual(il, pos_, x.data(), n, d);
   }
 
   // Output head: every position, or only the last.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -149,7 +150,7 @@ struct CudaBackend::Impl {
     // kDecodeMaxT) needs its split partials; flash prefill needs none.
     attn_scratch_bytes = std::max(
         kernels::attention_generic_scratch_bytes(static_cast<int>(max_batch), static_cast<int>(max_ctx),
-                                                 static_cast<int>(H)),
+                                                 static_cast<int>(H), static_cast<int>(hd)),
         kernels::attention_fast_scratch_bytes(static_cast<int>(std::min<int64_t>(max_batch, kernels::kDecodeMaxT)),
                                               static_cast<int>(H), static_cast<int>(hd)));
     attn_scratch = DeviceBuffer(attn_scratch_bytes);
@@ -174,6 +175,10 @@ struct CudaBackend::Impl {
     }
     kernels::rmsnorm_f32_to_f16(x, w.as<float>(), out, T, D, cfg.rms_eps, stream);
   }
+
+  // Set by CudaBackend::forward while Backend::set_residual_dump is on: copies a device residual
+  // stream (T rows) to the host file of (layer, position).
+  std::function<void(int64_t layer, int64_t pos, const float* x_dev, int T)> dump;
 
   // One chunk of T ≤ max_batch tokens at positions pos .. pos+T-1; x32 holds their embeddings.
   void run_layers(int T) {
@@ -235,6 +240,7 @@ struct CudaBackend::Impl {
         kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
       }
       gemm.run(L.prefix + "ffn_down", L.down, a16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
+      if (dump) dump(static_cast<int64_t>(l), p0, x32.as<float>(), T);
     }
   }
 
@@ -297,6 +303,17 @@ std::string CudaBackend::fast_gemm() const {
 }
 void CudaBackend::reset() { impl_->pos = 0; }
 std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
+  impl_->dump = nullptr;
+  if (dumping_residual()) {
+    impl_->dump = [this](int64_t layer, int64_t pos, const float* x_dev, int T) {
+      const int64_t D = impl_->cfg.n_embd;
+      std::vector<float> host(static_cast<size_t>(T * D));
+      CUDA_CHECK(cudaMemcpyAsync(host.data(), x_dev, host.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                 impl_->stream));
+      CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+      dump_residual(layer, pos, host.data(), T, D);
+    };
+  }
   return impl_->forward(tokens, all_logits);
 }
 int64_t CudaBackend::position() const { return impl_->pos; }

@@ -2,9 +2,12 @@
 // the CLI, greedy decoding and the tests. A backend owns its KV cache; forward() appends tokens.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "util/npy.h"
 
 namespace pfx {
 
@@ -22,6 +25,22 @@ class Backend {
   virtual std::vector<float> forward(std::span<const int32_t> tokens, bool all_logits) = 0;
   // Tokens held in the KV cache.
   virtual int64_t position() const = 0;
+
+  // A debugging aid for parity and accuracy hunts: while set (non-empty), forward() writes the
+  // residual stream after each layer as DIR/blk.N.posP.npy, float32 [tokens, n_embd] for the
+  // tokens at positions P.. of that call. Comparing two backends' files finds the first layer
+  // where they part. The directory must exist.
+  void set_residual_dump(std::filesystem::path dir) { residual_dump_ = std::move(dir); }
+
+ protected:
+  bool dumping_residual() const { return !residual_dump_.empty(); }
+  void dump_residual(int64_t layer, int64_t pos, const float* x, int64_t tokens, int64_t n_embd) const {
+    write_npy(residual_dump_ / ("blk." + std::to_string(layer) + ".pos" + std::to_string(pos) + ".npy"), x,
+              {tokens, n_embd});
+  }
+
+ private:
+  std::filesystem::path residual_dump_;
 };
 
 }  // namespace pfx

@@ -80,7 +80,7 @@ int main() {
       const double flops = 4.0 * H * hd * (double(T) * (T + 1) / 2);
       report("attn flash prefill T=" + std::to_string(T) + " H32 hd128",
              median_ms(s, [&] { attention_flash_prefill(a, s); }), 0, flops);
-      const size_t gb = attention_generic_scratch_bytes(T, T, H);
+      const size_t gb = attention_generic_scratch_bytes(T, T, H, hd);
       Buf scratch(gb);
       report("attn generic (cuBLAS+softmax) T=" + std::to_string(T),
              median_ms(s, [&] { attention_generic(a, cublas, scratch.p, gb, s); }), 0, flops);

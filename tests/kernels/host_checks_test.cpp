@@ -67,7 +67,7 @@ TEST(KernelPreconditions, RejectedOnTheHost) {
   EXPECT_THROW(attention_flash_prefill(a, nullptr), pfx::Error);
   EXPECT_GT(attention_fast_scratch_bytes(1, 32, 128), 0u);
   EXPECT_EQ(attention_fast_scratch_bytes(512, 32, 128), 0u);
-  EXPECT_GE(attention_generic_scratch_bytes(7, 9, 4), 7u * 16 * 4 * 6);
+  EXPECT_GE(attention_generic_scratch_bytes(7, 9, 4, 8), 7u * 16 * 4 * 6 + 7u * 4 * 8 * 4 + 4 * 7 * 4);
 }
 
 }  // namespace

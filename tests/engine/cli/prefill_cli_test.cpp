@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
@@ -124,6 +125,36 @@ TEST(PrefillCli, LogitsNpyMatchesTheOracle) {
   EXPECT_EQ(s.top1_agreement, 1.0);
   // Never overwrite what the user has: a second run without --force refuses.
   EXPECT_EQ(run_prefill("logits --model " + fixture("models/kq256-q4km.gguf").string() + " --tokens 1 --out " + out.string()).code, 2);
+  fs::remove(out);
+}
+
+TEST(PrefillCli, DumpResidualWritesEveryLayerCausally) {
+  const fs::path model = fixture("models/kq256-q4km.gguf");
+  const fs::path one = temp("dump1"), two = temp("dump2"), out = temp("dump.npy");
+  fs::remove_all(one);
+  fs::remove_all(two);
+  ASSERT_EQ(run_prefill("logits --model " + model.string() + " --tokens 1,300 --force --out " + out.string() +
+                        " --dump-residual " + two.string()).code, 0);
+  ASSERT_EQ(run_prefill("logits --model " + model.string() + " --tokens 1 --force --out " + out.string() +
+                        " --dump-residual " + one.string()).code, 0);
+  int layers = 0;
+  for (; fs::exists(two / ("blk." + std::to_string(layers) + ".pos0.npy")); ++layers) {
+    const auto a = pfx::read_npy(one / ("blk." + std::to_string(layers) + ".pos0.npy"));
+    const auto b = pfx::read_npy(two / ("blk." + std::to_string(layers) + ".pos0.npy"));
+    ASSERT_EQ(a.shape.size(), 2u);
+    EXPECT_EQ(a.shape[0], 1);
+    EXPECT_EQ(b.shape[0], 2);
+    ASSERT_EQ(a.shape[1], b.shape[1]);
+    // Row 0 sees only itself: the same with or without the second token.
+    for (int64_t i = 0; i < a.shape[1]; ++i) ASSERT_EQ(a.data[static_cast<size_t>(i)], b.data[static_cast<size_t>(i)]) << "layer " << layers;
+  }
+  EXPECT_GE(layers, 1);
+  EXPECT_EQ(static_cast<int>(std::distance(fs::directory_iterator(two), fs::directory_iterator())), layers);
+  // A directory with something in it is never written into.
+  EXPECT_EQ(run_prefill("logits --model " + model.string() + " --tokens 1 --force --out " + out.string() +
+                        " --dump-residual " + two.string()).code, 2);
+  fs::remove_all(one);
+  fs::remove_all(two);
   fs::remove(out);
 }
 
