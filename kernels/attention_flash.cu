@@ -5,7 +5,9 @@
 // Per tile: S = Q·Kᵀ (fp16 x fp16 -> fp32, mma.m16n8k16), s *= log2(e)/sqrt(hd), causal mask,
 // online softmax in fp32 with the running max m rounded up to an integer (attention_shared.h says
 // why), running sum l of the fp32 exponentials, P = fp16(exp2(s - m)), O = O * exp2(m_old - m) +
-// P·V (fp32 accumulate; the rescale is an exact power of two). Output fp16(O / l).
+// P·V (fp32 accumulate; the rescale is an exact power of two). Output fp16(O / l). The softmax
+// step and the store are attention_tile.cuh's, shared with the generic tiled kernel, which feeds
+// them the same fragments in the same order: the two agree bit for bit.
 // Shared-memory tiles are rows of hd fp16 with the 16-byte chunks XOR-swizzled by (row & 7), so
 // the 8 row addresses of every ldmatrix phase hit distinct banks.
 #include <cuda_fp16.h>
@@ -13,6 +15,7 @@
 #include <cmath>
 
 #include "kernels/attention_shared.h"
+#include "kernels/attention_tile.cuh"
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
@@ -26,7 +29,7 @@ struct FlashCfg {
   static constexpr int kWarps = 4;
   static constexpr int kThreads = kWarps * sm90::kWarpSize;
   static constexpr int kBlockM = 16 * kWarps;  // query rows per block, 16 per warp (one mma M)
-  static constexpr int kBlockN = 64;           // keys per tile
+  static constexpr int kBlockN = dev::kAttnKeyTile;  // keys per tile (the generic tiled kernel's too)
   static constexpr int kChunks = HD / 8;       // 16-byte chunks per row
   static constexpr int kQBytes = kBlockM * HD * 2;
   static constexpr int kTileBytes = kBlockN * HD * 2;
@@ -146,49 +149,8 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     // Scale, mask (only tiles crossing the diagonal or the context end need it), online softmax.
     const int key0 = j * Cfg::kBlockN;
     const bool need_mask = key0 + Cfg::kBlockN - 1 > first_pos || key0 + Cfg::kBlockN > ctx;
-    float tile_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float v = __fmul_rn(s[n][e], scale_log2);  // rounded like the generic path's alpha, not fused into exp2's argument
-        if (need_mask) {
-          const int key = key0 + 8 * n + 2 * (lane & 3) + (e & 1);
-          const int pos = pos0 + (e >= 2 ? 8 : 0);
-          if (key > pos || key >= ctx) v = -INFINITY;
-        }
-        s[n][e] = v;
-        tile_max[e >> 1] = fmaxf(tile_max[e >> 1], v);
-      }
-    }
-    float corr[2], m_use[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
-      const float m_new = fmaxf(m_run[r], ceilf(tile_max[r]));  // an integer (or -inf)
-      m_use[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet: keep exp2() finite
-      corr[r] = exp2f(m_run[r] - m_use[r]);          // 2^-k, exact; 0 on the first visible tile (m_run = -inf)
-      m_run[r] = m_new;
-      l_run[r] *= corr[r];
-    }
-#pragma unroll
-    for (int n = 0; n < HD / 8; ++n) {
-      o[n][0] *= corr[0];
-      o[n][1] *= corr[0];
-      o[n][2] *= corr[1];
-      o[n][3] *= corr[1];
-    }
     uint32_t pf[Cfg::kBlockN / 16][4];  // P as mma A fragments (the S accumulator layout maps onto it)
-#pragma unroll
-    for (int n = 0; n < Cfg::kBlockN / 8; ++n) {
-      const float p0v = exp2f(s[n][0] - m_use[0]), p1v = exp2f(s[n][1] - m_use[0]);
-      const float p2v = exp2f(s[n][2] - m_use[1]), p3v = exp2f(s[n][3] - m_use[1]);
-      l_run[0] += p0v + p1v;
-      l_run[1] += p2v + p3v;
-      pf[n / 2][(n & 1) * 2 + 0] = dev::pack_half2(p0v, p1v);
-      pf[n / 2][(n & 1) * 2 + 1] = dev::pack_half2(p2v, p3v);
-    }
+    dev::softmax_tile<HD>(s, pf, o, m_run, l_run, key0, pos0, ctx, need_mask, scale_log2, lane);
 
     // O += P · V: keys are the k dimension; V tile rows are keys, so B comes from ldmatrix.trans.
 #pragma unroll
@@ -207,23 +169,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     __syncthreads();  // every warp is done with this stage before iteration j+1 refills it
   }
 
-  // Normalise and store rows that exist (t < T).
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l_run[r] += __shfl_xor_sync(0xffffffffu, l_run[r], 1);
-    l_run[r] += __shfl_xor_sync(0xffffffffu, l_run[r], 2);
-  }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int t = t0 + warp * 16 + row_in_warp + 8 * r;
-    if (t >= T) continue;
-    uint32_t* dst = reinterpret_cast<uint32_t*>(o16 + (static_cast<int64_t>(t) * H + h) * HD);
-#pragma unroll
-    for (int n = 0; n < HD / 8; ++n) {
-      dst[(8 * n + 2 * (lane & 3)) / 2] =
-          dev::pack_half2(__fdiv_rn(o[n][2 * r], l_run[r]), __fdiv_rn(o[n][2 * r + 1], l_run[r]));
-    }
-  }
+  dev::store_rows<HD>(o, l_run, o16, t0 + warp * 16, T, H, h, lane);
 }
 
 template __global__ void k_attn_flash_prefill<64>(const uint16_t*, const uint16_t*, const uint16_t*, uint16_t*, int,

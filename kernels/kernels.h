@@ -40,7 +40,8 @@ void embed_tokens(uint32_t ggml_type, const void* token_embd, int64_t n_vocab, c
 
 // ---- RMSNorm (rmsnorm.cu) -------------------------------------------------------------------
 // out[t, :] = fp16( (x[t, :] * (1 / sqrt(mean(x[t, :]^2) + eps))) * w ), fp32 math.
-// Generic: one 256-thread block per row, any D >= 1.
+// Generic: one warp per row, scalar loads, any D >= 1; sums in the fast kernel's order (bitwise
+// equal to it when D % 4 == 0).
 void rmsnorm_f32_to_f16(const float* x, const float* w, uint16_t* out, int T, int D, float eps,
                         cudaStream_t stream);
 // Fast: one warp per row, float4 loads. Needs D % 4 == 0, x and w 16-byte aligned, out 8-byte.
@@ -95,11 +96,13 @@ struct AttentionArgs {
   int T = 0, H = 0, Hkv = 0, hd = 0, p0 = 0, max_ctx = 0;
 };
 
-// Generic: per kv group, cuBLAS strided-batched Q·Kᵀ -> fp32 scores [H][T][ctx8] (ctx8 = ctx
-// rounded up to 8), a causal softmax kernel writing fp16 probabilities and their fp32 row sums,
-// cuBLAS P·V (fp32 accumulate and out), a kernel dividing by the sums into fp16. Any hd; scratch
-// of attention_generic_scratch_bytes(T, p0+T, H, hd) bytes, 256-byte aligned. The handle's stream
-// is set to `stream`.
+// Generic, any hd. hd 64/128: a plain tiled tensor-core kernel computing flash attention's
+// arithmetic in flash's order (bitwise equal to attention_flash_prefill). Other hd: per kv group,
+// cuBLAS strided-batched Q·Kᵀ -> fp32 scores [H][T][ctx8] (ctx8 = ctx rounded up to 8), a causal
+// softmax kernel writing fp16 probabilities and their fp32 row sums, cuBLAS P·V (fp32 accumulate
+// and out), a kernel dividing by the sums into fp16. Scratch of
+// attention_generic_scratch_bytes(T, p0+T, H, hd) bytes, 256-byte aligned (the two-pass form's;
+// required for every hd). The handle's stream is set to `stream`.
 size_t attention_generic_scratch_bytes(int T, int ctx, int H, int hd);
 void attention_generic(const AttentionArgs& a, cublasContext* cublas, void* scratch, size_t scratch_bytes,
                        cudaStream_t stream);

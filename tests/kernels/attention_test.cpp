@@ -115,9 +115,9 @@ constexpr double kRelTol = 2e-3;
                  [&](size_t i, double) { return kRelTol * row_max[i / row] + 1e-7; });
 }
 
-// Fast vs generic under the shared softmax convention (attention_shared.h): both multiply V by the
-// same fp16 probabilities, so they differ only where an fp32 summation order (scores, P·V, the row
-// sum) tips an fp16 rounding. Most outputs are then bit-identical; when every probability was
+// Decode vs generic under the shared softmax convention (attention_shared.h): both multiply V by
+// the same fp16 probabilities, so they differ only where an fp32 summation order (scores, P·V, the
+// row sum) tips an fp16 rounding. Most outputs are then bit-identical; when every probability was
 // rounded differently (the plain max) far fewer were. Prints the fraction either way.
 constexpr double kMinIdentical = 0.9;
 
@@ -170,7 +170,8 @@ TEST_P(AttentionTest, AllPathsMatchDoubleReference) {
   const auto flash = o.download();
   EXPECT_TRUE(check("flash vs double", flash, ref, c.hd));
   EXPECT_TRUE(check("flash vs generic", flash, generic_d, c.hd));
-  EXPECT_TRUE(mostly_identical("flash vs generic", flash, generic));
+  // The generic tiled kernel computes flash's arithmetic in flash's order (attention_tile.cuh).
+  EXPECT_TRUE(compare_bits("flash vs generic", flash, generic));
 
   // Split-context decode: meant for small T, correct for any; keep the CPU-side cost down.
   if (c.T <= 64) {
