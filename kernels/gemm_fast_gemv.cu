@@ -1,17 +1,26 @@
-// Decode mat-vec of the fast path (gemv_fast): Y[T,N] = X16[T,K] · fp16(W[N,K])ᵀ for T <= 8,
-// reading the raw quantized rows once. One 4-warp block per weight row; each lane decodes 8 consecutive
-// weights per 256-element step with the same exact decoders as the GEMM (gemm_fast_weights.cuh),
-// multiplies them by the T activation rows in fp32 (w16·x16 is exact in fp32) and accumulates in
-// fp32; a fixed shuffle tree and a fixed-order sum over the warps combine the parts, so results are
-// run-to-run identical.
+// Decode mat-vec of the fast path (gemv_fast): Y[T,N] = X16[T,K] · fp16(W[N,K])ᵀ for T <= 8, reading
+// the raw quantized rows once, at memory bandwidth rather than instruction rate.
+//
+// A block owns 16 weight rows; its kWarps warps split K into units of 256 (warp w takes units
+// w, w + kWarps, ...). Each warp streams its units through a private kStages-deep ring in shared
+// memory with 16-byte cp.async copies (weights and the activation chunks the unit meets, laid out
+// for the MMA: gemm_fast_gemv_tile.cuh), so several units per warp are in flight while it decodes
+// an earlier one. Decoding gives each weight its exact fp16 value (the GEMM's decoders) directly as
+// an A fragment of mma.sync m16n8k16: weights × tokens, fp32 accumulators, so T = 1..8 cost the same
+// and the decode (~4 instructions per weight) is the only per-weight ALU work. The warps' partial
+// sums are added in warp order in shared memory: every output is the same fixed-order sum on every
+// run.
 #include <cuda_fp16.h>
 
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
 #include "kernels/gemm_fast_launch_info.cuh"
+#include "kernels/gemm_fast_ptx.cuh"
+#include "kernels/sm90.h"
 #include "util/error.h"
 
 namespace pfx::kern::gemm_dev {
@@ -19,84 +28,91 @@ namespace pfx::kern::gemm_dev {
 namespace {
 
 struct GemvParams {
-  const uint8_t* w;
-  int64_t row_bytes;
-  const uint16_t* x;
+  GemvSrc src;
   void* y;
-  int N, K, mode;
+  int mode;
 };
 
-constexpr int kGemvWarps = 4;  // warps splitting one row's K
-constexpr int kGemvThreads = 32 * kGemvWarps;
-constexpr int kGemvDynamicSmem = 0;  // the per-warp partial sums are static shared memory
-
-__device__ __forceinline__ void half2_to_floats(uint32_t h, float& a, float& b) {
-  const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
-  a = f.x;
-  b = f.y;
-}
-
-// acc[t] += Σ_e w[e]·x[t][k0+e] for the 8 weights of one lane.
-template <int kT>
-__device__ __forceinline__ void dot8(const uint4& wq, const uint16_t* x, int K, int k0, float (&acc)[kT]) {
-  float wf[8];
-  half2_to_floats(wq.x, wf[0], wf[1]);
-  half2_to_floats(wq.y, wf[2], wf[3]);
-  half2_to_floats(wq.z, wf[4], wf[5]);
-  half2_to_floats(wq.w, wf[6], wf[7]);
-#pragma unroll
-  for (int t = 0; t < kT; ++t) {
-    const uint4 xq = __ldg(reinterpret_cast<const uint4*>(x + static_cast<int64_t>(t) * K + k0));
-    float xf[8];
-    half2_to_floats(xq.x, xf[0], xf[1]);
-    half2_to_floats(xq.y, xf[2], xf[3]);
-    half2_to_floats(xq.z, xf[4], xf[5]);
-    half2_to_floats(xq.w, xf[6], xf[7]);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) acc[t] = __fmaf_rn(wf[e], xf[e], acc[t]);
-  }
-}
-
-// One block per weight row; warp w takes the 256-element chunks w, w + kGemvWarps, ..., two at a
-// time so that each lane has two chunks' loads in flight (the kernel is latency-bound otherwise:
-// N = 4096 rows give only ~31 warps per SM).
+// Shape of one instantiation. A warp's ring gets about 12 KiB (2-4 stages: at T = 1 a q4_K stage is
+// 2.8 KiB, so 3 units are in flight behind the one being decoded); 8 warps per block when two such
+// blocks fit an SM's shared memory (16 warps/SM, ~70-140 KiB of copies in flight), else 4.
 template <class W, int kT>
-// Min 8 blocks/SM (a 64-register cap): without it ptxas spilled a few bytes in two instantiations.
-__global__ void __launch_bounds__(32 * kGemvWarps, 8) k_gemv_fast(const GemvParams p) {
-  __shared__ float partial[kGemvWarps][kT];
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int n = blockIdx.x;
-  const uint8_t* row = p.w + static_cast<int64_t>(n) * p.row_bytes;
-  float acc[kT];
+struct GemvCfg {
+  static constexpr int kStageBytes = kGemvStageBytes<W, kT>;
+  static constexpr int kStages = 12 * 1024 / kStageBytes < 2 ? 2 : (12 * 1024 / kStageBytes > 4 ? 4 : 12 * 1024 / kStageBytes);
+  static constexpr int kWarpBytes = kStages * kStageBytes;
+  static constexpr int kBlockBytes8 = 8 * kWarpBytes;
+  static constexpr bool kEight = 2 * (kBlockBytes8 + 1024) <= ::pfx::kernels::sm90::kSmemPerSm;
+  static constexpr int kWarps = kEight ? 8 : 4;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kSmem = kWarps * kWarpBytes;
+  // Blocks per SM that shared memory allows (at most 4): the register cap of __launch_bounds__.
+  static constexpr int kFit = ::pfx::kernels::sm90::kSmemPerSm / (kSmem + 1024);
+  static constexpr int kMinBlocks = kFit > 4 ? 4 : kFit;
+  static_assert(kSmem <= ::pfx::kernels::sm90::kMaxSmemPerBlock, "gemv stages exceed 227 KiB");
+  static_assert(kMinBlocks >= 1, "one gemv block must fit an SM");
+  static_assert(kWarpBytes >= 32 * 16, "the partial-sum slot of a warp lives in its ring");
+  static_assert(kStageBytes % 16 == 0, "stages must keep 16-byte alignment");
+};
+
+template <class W, int kT>
+__global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMinBlocks) k_gemv_fast(const GemvParams p) {
+  using C = GemvCfg<W, kT>;
+  using U = GemvUnit<W>;
+  extern __shared__ __align__(16) uint8_t gemv_smem[];
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int n0 = static_cast<int>(blockIdx.x) * kGemvRows;
+  uint8_t* const ring = gemv_smem + warp * C::kWarpBytes;
+  const uint32_t ring_u = smem_u32(ring);
+  const int units = (p.src.K + kGemvUnitK - 1) / kGemvUnitK;
+  const int my_units = warp < units ? (units - 1 - warp) / C::kWarps + 1 : 0;
+
+  // Unit i of this warp goes to stage i % kStages; one cp.async group per unit (empty past the end,
+  // so that wait_group counts stay uniform).
+  const GemvCopier<W, kT> copier(p.src, n0, lane);
+  const auto issue = [&](int i, int stage) {
+    if (i < my_units) {
+      const uint32_t stage_u = ring_u + static_cast<uint32_t>(stage * C::kStageBytes);
+      copier.stage(warp + i * C::kWarps,
+                   [&](int off, const void* src, uint32_t bytes) { cp_async_16(stage_u + off, src, bytes); });
+    }
+    cp_async_commit();
+  };
 #pragma unroll
-  for (int t = 0; t < kT; ++t) acc[t] = 0.0f;
-  const int chunks = (p.K + 255) / 256;
+  for (int i = 0; i < C::kStages - 1; ++i) issue(i, i);
+
+  const uint8_t* const row_lo = gemv_row(p.src, n0 + (lane >> 2));
+  const uint8_t* const row_hi = gemv_row(p.src, n0 + (lane >> 2) + 8);
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int stage = 0;  // = i % kStages
 #pragma unroll 1
-  for (int c = warp; c < chunks; c += 2 * kGemvWarps) {
-    const int ka = c * 256 + 8 * lane, kb = ka + kGemvWarps * 256;
-    const bool va = ka < p.K, vb = kb < p.K;  // q8_0 rows may end inside a chunk
-    uint4 wa = make_uint4(0, 0, 0, 0), wb = make_uint4(0, 0, 0, 0);
-    if (va) wa = decode8_global<W>(row, ka);
-    if (vb) wb = decode8_global<W>(row, kb);
-    if (va) dot8<kT>(wa, p.x, p.K, ka, acc);
-    if (vb) dot8<kT>(wb, p.x, p.K, kb, acc);
+  for (int i = 0; i < my_units; ++i) {
+    issue(i + C::kStages - 1, stage == 0 ? C::kStages - 1 : stage - 1);  // the stage freed last iteration
+    cp_async_wait<C::kStages - 1>();  // unit i landed (this lane's copies) ...
+    __syncwarp();                     // ... and every lane's
+    const int u = warp + i * C::kWarps;
+    gemv_unit_mmas<W, kT>(ring + stage * C::kStageBytes, U::misalign(row_lo, u), U::misalign(row_hi, u), lane,
+                          gemv_pairs_in_unit(p.src.K, u),
+                          [&](const uint32_t (&a)[4], uint32_t b0, uint32_t b1) { mma_16816(acc, a, b0, b1); });
+    __syncwarp();  // every lane is done with the stage before issue() refills it
+    stage = stage == C::kStages - 1 ? 0 : stage + 1;
   }
-#pragma unroll
-  for (int t = 0; t < kT; ++t) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], o);
-  }
-  if (lane == 0) {
-#pragma unroll
-    for (int t = 0; t < kT; ++t) partial[warp][t] = acc[t];
-  }
+  cp_async_wait<0>();  // only empty groups remain; leave none behind
+
+  // acc = D fragment: rows g, g+8 (lane / 4 = g) × tokens 2·(lane % 4), +1. The slot of warp w is
+  // the start of its own ring, idle now.
+  reinterpret_cast<float4*>(ring)[lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
   __syncthreads();
-  if (threadIdx.x >= kT) return;
-  const int t = threadIdx.x;
-  float sum = partial[0][t];
+  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
+  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
+  const int n = n0 + r;
+  if (n >= p.src.N) return;
+  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+  float sum = reinterpret_cast<const float*>(gemv_smem)[slot];
 #pragma unroll
-  for (int w = 1; w < kGemvWarps; ++w) sum += partial[w][t];  // fixed order: run-to-run identical
-  const int64_t off = static_cast<int64_t>(t) * p.N + n;
+  for (int w = 1; w < C::kWarps; ++w)  // fixed order: run-to-run identical
+    sum += reinterpret_cast<const float*>(gemv_smem + w * C::kWarpBytes)[slot];
+  const int64_t off = static_cast<int64_t>(t) * p.src.N + n;
   if (p.mode == kStoreF16) {
     static_cast<__half*>(p.y)[off] = __float2half_rn(sum);
   } else if (p.mode == kAccumulateF32) {
@@ -109,9 +125,20 @@ __global__ void __launch_bounds__(32 * kGemvWarps, 8) k_gemv_fast(const GemvPara
 
 template <class W, int kT>
 void launch_gemv_t(const GemvParams& p, cudaStream_t stream) {
+  using C = GemvCfg<W, kT>;
   // Names the registration so that it exists for exactly the kernels instantiated here.
-  (void)gemv_launch_info_registered<W, kT, kGemvThreads, kGemvDynamicSmem>;
-  k_gemv_fast<W, kT><<<static_cast<unsigned>(p.N), kGemvThreads, kGemvDynamicSmem, stream>>>(p);
+  (void)gemv_launch_info_registered<W, kT, C::kThreads, C::kSmem>;
+  // Once per instantiation (and process): the attributes are properties of the function.
+  static const bool attributes_set = [] {
+    const void* fn = reinterpret_cast<const void*>(&k_gemv_fast<W, kT>);
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem));
+    // All of the unified L1 as shared memory: the copies are cp.async.cg (L2 only).
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)attributes_set;
+  const unsigned blocks = static_cast<unsigned>((p.src.N + kGemvRows - 1) / kGemvRows);
+  k_gemv_fast<W, kT><<<blocks, C::kThreads, C::kSmem, stream>>>(p);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -139,8 +166,9 @@ namespace pfx::kern::detail {
 
 void gemv_launch(uint32_t ggml_type, const GemmLaunch& a) {
   using namespace gemm_dev;
-  const GemvParams p{static_cast<const uint8_t*>(a.w0), a.row_bytes, a.x, a.y, static_cast<int>(a.N),
-                     static_cast<int>(a.K), a.mode};
+  const uint8_t* w = static_cast<const uint8_t*>(a.w0);
+  const GemvParams p{GemvSrc{w, w + a.N * a.row_bytes, a.row_bytes, a.x, static_cast<int>(a.N), static_cast<int>(a.K)},
+                     a.y, a.mode};
   const int T = static_cast<int>(a.T);
   switch (ggml_type) {
     case WeightQ4K::kGgmlType: return launch_gemv<WeightQ4K>(p, T, a.stream);

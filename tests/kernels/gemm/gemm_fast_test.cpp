@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -355,6 +356,37 @@ TEST(GemvFast, RandomMatchesCpuReference) {
       gemv_fast(w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
       EXPECT_TRUE(compare(what + " StoreF16", halves_in_range(y16.download()), fp16_range(ref.y),
                           [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+    }
+  }
+}
+
+// 7B shapes (many units per warp, K = 11008: 43 units over 8 warps; q8_0 with a partial last unit),
+// T = 1, 3, 8: vs float64, then the same launch again must give the same bits (fixed reduction order).
+TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(12);
+  const struct {
+    uint32_t type;
+    int64_t N, K;
+  } shapes[] = {{kQ4K, 4096, 11008}, {kQ6K, 11008, 4096}, {kQ8_0, 1000, 4160}, {kF16, 520, 4096}};
+  for (const auto& sh : shapes) {
+    const Weights w = make_weights(sh.type, sh.N, sh.K, 900 + sh.type);
+    for (int64_t T : {1, 3, 8}) {
+      const std::vector<uint16_t> xh = random_activations(T * sh.K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, sh.N, sh.K);
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<float> y(static_cast<size_t>(T * sh.N));
+      y.poison();
+      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<float> first = y.download();
+      const std::string what = std::string(type_name(sh.type)) + " gemv " + std::to_string(sh.N) + "x" +
+                               std::to_string(sh.K) + " T=" + std::to_string(T);
+      EXPECT_TRUE(compare(what, to_double(first), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
+      y.poison();
+      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<float> second = y.download();
+      EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0) << what << ": run-to-run";
     }
   }
 }
