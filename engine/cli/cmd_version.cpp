@@ -31,6 +31,8 @@ int cmd_version(bool json) {
       {"kernel_resources", cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
       {"logits_format", "npy-f32"},
       {"hash", "fnv1a64"},
+      // `logits --dump-residual DIR`: DIR/blk.N.posP.npy, float32 [tokens, n_embd] per layer.
+      {"residual_dump", "blk.N.posP.npy"},
   };
   std::cout << j.dump() << "\n";
   return kOk;

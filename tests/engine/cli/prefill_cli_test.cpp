@@ -63,6 +63,7 @@ TEST(PrefillCli, VersionJsonNamesCapabilities) {
   for (const char* s : {"info", "tokenize", "logits", "greedy", "synth", "bench"})
     EXPECT_NE(std::find(subs.begin(), subs.end(), s), subs.end()) << s;
   EXPECT_EQ(j["capabilities"]["backends"][0], "cpu");
+  EXPECT_EQ(j["capabilities"]["residual_dump"], "blk.N.posP.npy");  // the gates look for it before asking
 }
 
 TEST(PrefillCli, UsageErrorsExitTwo) {
