@@ -1,12 +1,137 @@
 // parity gate (see parity_gate.h).
 #include "parity/parity_gate.h"
 
+#include <optional>
+
 #include "core/format.h"
 #include "core/logits_compare.h"
+#include "core/residual_diff.h"
 
 namespace pfx::gates {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A layer counts as diverging once its residual stream deviates (max|Δ|/max|ref|) by more than
+// this fraction of the logits threshold. A fault's deviation grows through the later layers and
+// the head, so the layer where the paths part shows far less than the final logits do; the paths'
+// fp32 summation-order noise stays near 1e-7..1e-6 relative, so a hundredth of the threshold
+// (1e-5 at the default 1e-3) sits above that noise and well below the failing level.
+constexpr double kLayerBoundFractionOfThreshold = 1.0 / 100;
+// Localising costs two more runs of the case: only the first failing cases get it.
+constexpr int kMaxLocalisedCases = 2;
+// The dump layout this gate reads (`capabilities.residual_dump` of `prefill --version --json`).
+constexpr const char* kResidualDumpLayout = "blk.N.posP.npy";
+
+struct Thresholds {
+  double max_rel = 1e-3;
+  double max_nmse = -1;  // < 0: not checked
+  double min_top1 = -1;  // < 0: not checked
+};
+
+// Which thresholds a comparison exceeds ("max rel dev 5.00e-03 > 1.00e-03; NMSE ..."), empty if none.
+std::string exceeded(const LogitsComparison& cmp, const Thresholds& t) {
+  std::string why;
+  if (cmp.max_rel_dev > t.max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(t.max_rel);
+  if (t.max_nmse >= 0 && cmp.nmse > t.max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(t.max_nmse);
+  if (t.min_top1 >= 0 && cmp.top1_agreement < t.min_top1)
+    why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + pct(cmp.top1_agreement) + " < " + pct(t.min_top1);
+  return why;
+}
+
+// Why the candidate cannot dump residual streams, or nullopt when it can.
+std::optional<std::string> residual_dump_unsupported(const Build& b) {
+  const auto& v = b.version;
+  if (!v.is_object() || !v.contains("capabilities") || !v["capabilities"].is_object() ||
+      !v["capabilities"].contains("residual_dump") || !v["capabilities"]["residual_dump"].is_string())
+    return "layer localisation unavailable: this prefill has no --dump-residual";
+  const std::string layout = v["capabilities"]["residual_dump"];
+  if (layout != kResidualDumpLayout)
+    return "layer localisation unavailable: this prefill dumps residuals as '" + layout + "', this gate reads " +
+           kResidualDumpLayout;
+  return std::nullopt;
+}
+
+// `prefill logits ... --dump-residual DIR`: the case's own command plus the dump directory.
+EngineCall logits_with_residual_dump(const EngineRunner& eng, const fs::path& model, const PromptInput& in,
+                                     const std::string& backend, const std::string& path, const fs::path& out_npy,
+                                     const fs::path& dump_dir, double timeout_s) {
+  std::vector<std::string> a = {"logits", "--model", model.string()};
+  if (!in.tokens.empty()) {
+    std::string ids;
+    for (size_t i = 0; i < in.tokens.size(); ++i) ids += (i ? "," : "") + std::to_string(in.tokens[i]);
+    a.insert(a.end(), {"--tokens", ids});
+  } else {
+    a.insert(a.end(), {"--text", in.text});
+  }
+  if (in.no_bos) a.push_back("--no-bos");
+  a.insert(a.end(), {"--out", out_npy.string(), "--backend", backend, "--path", path, "--dump-residual", dump_dir.string()});
+  return eng.call(a, timeout_s, true);
+}
+
+// What localising one failing case found: a phrase for the check's reason (empty when nothing
+// was found) and the details stored with the check's metrics.
+struct Localisation {
+  std::string summary;
+  nlohmann::json details = nlohmann::json::object();
+};
+
+// Reruns both paths of case `index` with residual dumps under the gate's work dir and compares
+// them layer by layer. Never throws: whatever goes wrong becomes a note, the verdict stays.
+Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng, const fs::path& model, const GateCase& cs,
+                                 size_t index, const std::string& backend, const std::string& fast, const std::string& ref,
+                                 const Thresholds& limits) {
+  Localisation out;
+  const double bound = limits.max_rel * kLayerBoundFractionOfThreshold;
+  auto& d = out.details;
+  d["bound"] = bound;
+  const auto give_up = [&](const std::string& status, const std::string& note) {
+    d["status"] = status;
+    d["note"] = note;
+    return out;
+  };
+  if (auto why = residual_dump_unsupported(ctx.candidate)) return give_up("unavailable", *why);
+  if (ctx.deadline.expired()) return give_up("not attempted", "layer localisation not attempted: the gate's time is up");
+  try {
+    ctx.say("case " + cs.name + ": localising the divergence (" + fast + " and " + ref + " with --dump-residual)");
+    std::vector<fs::path> dirs, logits;
+    d["commands"] = nlohmann::json::array();
+    for (const std::string& path : {fast, ref}) {
+      const std::string stem = "parity-" + std::to_string(index) + "-" + path + "-residual";
+      dirs.push_back(ctx.work_dir / stem);
+      logits.push_back(ctx.work_dir / (stem + "-logits.npy"));
+      fs::remove_all(dirs.back());  // the gate's own scratch names: a rerun of the gate finds them anew
+      fs::remove(logits.back());
+      const auto call = logits_with_residual_dump(eng, model, cs.input, backend, path, logits.back(), dirs.back(),
+                                                  ctx.deadline.remaining());
+      d["commands"].push_back(call.command);
+      if (!call.ok()) return give_up("failed", "layer localisation failed: " + path + " path with --dump-residual: " + call.reason);
+    }
+    // The reruns must show the failure again, or the layers say nothing about it.
+    NpyArray la, lb;
+    std::string err = load_finite_logits(logits[0], la);
+    if (err.empty()) err = load_finite_logits(logits[1], lb);
+    if (err.empty()) {
+      const auto rerun = compare_logits(la, lb);
+      if (!rerun.shape_match) err = "rerun logits: " + rerun.shape_error;
+      else if (exceeded(rerun, limits).empty())
+        return give_up("not reproduced", "layer localisation: the rerun with --dump-residual did not reproduce the failure "
+                                         "(max rel dev " + sci(rerun.max_rel_dev) + ", NMSE " + sci(rerun.nmse) + ")");
+      else d["rerun_max_rel_dev"] = rerun.max_rel_dev;
+    }
+    if (!err.empty()) return give_up("failed", "layer localisation failed: " + err);
+    const auto diff = diff_residual_dirs(dirs[0], dirs[1], bound);
+    d.update(to_json(diff));
+    d["status"] = "localised";
+    out.summary = describe(diff);
+  } catch (const std::exception& e) {
+    return give_up("failed", std::string("layer localisation failed: ") + e.what());
+  }
+  return out;
+}
+
+}  // namespace
 
 GateResult run_parity_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
@@ -16,8 +141,12 @@ GateResult run_parity_gate(const GateContext& ctx) {
   const double max_rel = ctx.profile.number("parity", "max_rel_dev", 1e-3);
   const double max_nmse = ctx.profile.number("parity", "max_nmse", -1);
   const double min_top1 = ctx.profile.number("parity", "min_top1", -1);
+  const Thresholds limits{max_rel, max_nmse, min_top1};
   r.details["thresholds"] = {{"max_rel_dev", max_rel}, {"max_nmse", max_nmse}, {"min_top1", min_top1}};
   r.details["backend"] = backend;
+  r.details["layer_localisation"] = {{"bound", max_rel * kLayerBoundFractionOfThreshold},
+                                     {"bound_fraction_of_max_rel_dev", kLayerBoundFractionOfThreshold},
+                                     {"max_cases", kMaxLocalisedCases}};
   r.details["paths"] = {fast, ref};
   for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "logits"}, {"backends", backend},
                                    {"paths", fast}, {"paths", ref}})
@@ -34,6 +163,8 @@ GateResult run_parity_gate(const GateContext& ctx) {
   double worst = -1;
   std::string worst_case;
   double worst_nmse = 0, min_agree = 1;
+  int localise_attempts = 0;
+  std::vector<std::string> localised;  // "blk.7 (case)" for the evidence line
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
@@ -89,11 +220,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    std::string why;
-    if (cmp.max_rel_dev > max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(max_rel);
-    if (max_nmse >= 0 && cmp.nmse > max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(max_nmse);
-    if (min_top1 >= 0 && cmp.top1_agreement < min_top1)
-      why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + pct(cmp.top1_agreement) + " < " + pct(min_top1);
+    const std::string why = exceeded(cmp, limits);
     c.status = why.empty() ? Status::Pass : Status::Fail;
     c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + pct(cmp.top1_agreement)
                            : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
@@ -102,6 +229,22 @@ GateResult run_parity_gate(const GateContext& ctx) {
     if (cmp.max_rel_dev > worst) {
       worst = cmp.max_rel_dev;
       worst_case = cs.name;
+    }
+    if (c.status == Status::Fail) {
+      Localisation loc;
+      if (localise_attempts < kMaxLocalisedCases) {
+        ++localise_attempts;
+        loc = localise_divergence(ctx, eng, model.path, cs, i, backend, fast, ref, limits);
+      } else {
+        loc.details = {{"status", "not attempted"},
+                       {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
+                                    " failing cases get it (two more runs each)"}};
+      }
+      if (!loc.summary.empty()) c.reason += "; " + loc.summary;
+      if (loc.details.contains("first_diverging_layer") && !loc.details["first_diverging_layer"].is_null())
+        localised.push_back("blk." + std::to_string(loc.details["first_diverging_layer"].get<int>()) + " (" + cs.name + ")");
+      c.metrics["localisation"] = loc.details;
+      rows.back()["metrics"] = c.metrics;
     }
     worst_nmse = std::max(worst_nmse, cmp.nmse);
     min_agree = std::min(min_agree, cmp.top1_agreement);
@@ -114,6 +257,10 @@ GateResult run_parity_gate(const GateContext& ctx) {
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
                  ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + pct(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
+  if (!localised.empty()) {
+    r.evidence += "; first diverging layer";
+    for (size_t k = 0; k < localised.size(); ++k) r.evidence += (k ? ", " : " ") + localised[k];
+  }
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;
 }

@@ -2,6 +2,11 @@
 // case (model + prompt from the gate profile): `prefill logits --path fast` vs `--path generic`
 // on the same build; max |Δ| / max |generic|, NMSE, top-1 agreement, NaN/inf. FAIL above
 // gates.parity.max_rel_dev (default 1e-3), or max_nmse / min_top1 where the profile sets them.
+// A case over its threshold is localised (the first two such cases, where the candidate's
+// `--version --json` has capabilities.residual_dump): both paths rerun with `--dump-residual`
+// and the check names the first layer whose residual deviates by more than 1/100 of the
+// threshold, with the per-layer list in its metrics. Localisation only adds information: its own
+// failures become notes and never change the verdict.
 #pragma once
 #include "core/gate_context.h"
 

@@ -1,0 +1,154 @@
+// The parity gate's layer localisation, end to end on a fake `prefill` (fake_prefill.py): a fast
+// path whose residual parts from the generic one at layer 2 gets "first diverging layer blk.2"
+// in its check and the gate's evidence; passing cases cost no extra runs; an engine without
+// --dump-residual, a failing dump run or a rerun that does not reproduce only add a note, never
+// change the verdict; only the first two failing cases are localised.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/gate_context.h"
+#include "parity/parity_gate.h"
+
+namespace fs = std::filesystem;
+using namespace pfx::gates;
+using nlohmann::json;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const char* const kTwoCases = R"(
+      - {name: hello, model: m, text: "hello world"}
+      - {name: ids, model: m, tokens: [1, 5, 9, 11]})";
+
+// One fake engine install (the script, its behaviour, a model file) in a fresh folder.
+class ParityLocaliseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("pfx-parity-localise-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "bin");
+    fs::copy_file(PFX_FAKE_PREFILL, root_ / "bin" / "prefill");
+    fs::permissions(root_ / "bin" / "prefill", fs::perms::owner_all, fs::perm_options::replace);
+    std::ofstream(root_ / "model.gguf") << "not a real model: the fake engine only checks it exists\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  GateResult run(const json& behaviour, const std::string& cases = kTwoCases) {
+    std::ofstream(root_ / "bin" / "behaviour.json") << behaviour.dump();
+    fs::remove(root_ / "bin" / "calls.log");
+    fs::remove_all(root_ / "work");
+    const auto profile = GateProfile::parse("schema: gate-profile/1\nmodels:\n  m: {path: " + (root_ / "model.gguf").string() +
+                                                "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n    cases:" + cases + "\n",
+                                            "test-profile.yaml");
+    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "base");
+    const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "cand");
+    const Progress progress(true);
+    ModelStore models(profile, cand, root_, root_ / "cache", progress);
+    const GateContext ctx{"parity", profile, base, cand, root_, root_ / "cache", root_, root_ / "work",
+                          progress, models, "landing gate parity (test)", Deadline(120)};
+    return run_parity_gate(ctx);
+  }
+  // How many `logits` calls asked for a residual dump.
+  int dump_calls() const {
+    std::ifstream in(root_ / "bin" / "calls.log");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += has(line, "\"--dump-residual\"");
+    return n;
+  }
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(ParityLocaliseTest, DivergenceFromLayerTwoIsNamed) {
+  const auto r = run({{"perturb_fast", 5e-3}, {"diverge_from_layer", 2}});
+  ASSERT_EQ(r.status, Status::Fail) << r.reason;
+  ASSERT_EQ(r.checks.size(), 2u);
+  for (const auto& c : r.checks) {
+    EXPECT_EQ(c.status, Status::Fail);
+    EXPECT_TRUE(has(c.reason, "max rel dev 5.0")) << c.reason;
+    EXPECT_TRUE(has(c.reason, "> 1.00e-03 (worst at position")) << c.reason;
+    EXPECT_TRUE(has(c.reason, "; first diverging layer blk.2 (max-rel ")) << c.reason;
+    EXPECT_TRUE(has(c.reason, "; blk.0-1 ≤ ")) << c.reason;
+    const auto& loc = c.metrics.at("localisation");
+    EXPECT_EQ(loc.at("status"), "localised");
+    EXPECT_EQ(loc.at("first_diverging_layer"), 2);
+    EXPECT_DOUBLE_EQ(loc.at("bound").get<double>(), 1e-5);
+    ASSERT_EQ(loc.at("layers").size(), 4u);
+    for (int l = 0; l < 4; ++l) {
+      const auto& layer = loc["layers"][static_cast<size_t>(l)];
+      EXPECT_EQ(layer.at("layer"), l);
+      EXPECT_TRUE(layer.contains("nmse"));
+      if (l < 2) EXPECT_LE(layer.at("max_rel").get<double>(), 1e-5);
+      else EXPECT_GT(layer.at("max_rel").get<double>(), 1e-5);
+    }
+    EXPECT_EQ(loc.at("commands").size(), 2u);
+    EXPECT_TRUE(has(loc["commands"][0].get<std::string>(), "--path fast --dump-residual ")) << loc["commands"][0];
+  }
+  EXPECT_TRUE(has(r.evidence, "; first diverging layer blk.2 (hello), blk.2 (ids)")) << r.evidence;
+  EXPECT_TRUE(has(r.reason, "first diverging layer blk.2")) << r.reason;
+  EXPECT_EQ(r.details.at("cases")[0].at("metrics").at("localisation").at("first_diverging_layer"), 2);
+  EXPECT_EQ(dump_calls(), 4);  // both paths of both failing cases
+  EXPECT_TRUE(fs::exists(root_ / "work" / "parity-0-fast-residual" / "blk.3.pos0.npy"));
+}
+
+TEST_F(ParityLocaliseTest, PassingCasesCostNoExtraRuns) {
+  const auto r = run({{"diverge_from_layer", 2}});  // residuals differ, logits within: nothing to localise
+  EXPECT_EQ(r.status, Status::Pass) << r.reason;
+  EXPECT_EQ(dump_calls(), 0);
+  for (const auto& c : r.checks) EXPECT_FALSE(c.metrics.contains("localisation"));
+}
+
+TEST_F(ParityLocaliseTest, EngineWithoutResidualDumpOnlyAddsANote) {
+  const auto r = run({{"perturb_fast", 5e-3}, {"residual_dump", false}});
+  ASSERT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(dump_calls(), 0);
+  const auto& c = r.checks.at(0);
+  EXPECT_FALSE(has(c.reason, "diverging")) << c.reason;
+  EXPECT_EQ(c.metrics.at("localisation").at("status"), "unavailable");
+  EXPECT_EQ(c.metrics["localisation"].at("note"), "layer localisation unavailable: this prefill has no --dump-residual");
+}
+
+TEST_F(ParityLocaliseTest, FailingDumpRunNeverChangesTheVerdict) {
+  const auto without = run({{"perturb_fast", 5e-3}, {"residual_dump", false}});
+  const auto r = run({{"perturb_fast", 5e-3}, {"diverge_from_layer", 2}, {"dump_fails", true}});
+  EXPECT_EQ(r.status, without.status);
+  EXPECT_EQ(r.reason, without.reason);
+  ASSERT_EQ(r.checks.size(), without.checks.size());
+  for (size_t k = 0; k < r.checks.size(); ++k) {
+    EXPECT_EQ(r.checks[k].status, without.checks[k].status);
+    EXPECT_EQ(r.checks[k].reason, without.checks[k].reason);
+    const auto& loc = r.checks[k].metrics.at("localisation");
+    EXPECT_EQ(loc.at("status"), "failed");
+    EXPECT_TRUE(has(loc.at("note").get<std::string>(), "layer localisation failed: fast path with --dump-residual: exit 1"))
+        << loc["note"];
+  }
+}
+
+TEST_F(ParityLocaliseTest, RerunThatDoesNotReproduceIsSaid) {
+  const auto r = run({{"perturb_fast", 5e-3}, {"diverge_from_layer", 2}, {"flaky", true}});
+  ASSERT_EQ(r.status, Status::Fail);
+  const auto& loc = r.checks.at(0).metrics.at("localisation");
+  EXPECT_EQ(loc.at("status"), "not reproduced");
+  EXPECT_TRUE(has(loc.at("note").get<std::string>(), "did not reproduce the failure")) << loc["note"];
+  EXPECT_FALSE(has(r.checks.at(0).reason, "diverging")) << r.checks.at(0).reason;
+}
+
+TEST_F(ParityLocaliseTest, OnlyTheFirstTwoFailingCasesAreLocalised) {
+  const auto r = run({{"perturb_fast", 5e-3}, {"diverge_from_layer", 1}},
+                     std::string(kTwoCases) + "\n      - {name: third, model: m, tokens: [1, 2, 3]}");
+  ASSERT_EQ(r.checks.size(), 3u);
+  EXPECT_TRUE(has(r.checks[0].reason, "first diverging layer blk.1")) << r.checks[0].reason;
+  EXPECT_TRUE(has(r.checks[1].reason, "first diverging layer blk.1")) << r.checks[1].reason;
+  EXPECT_EQ(r.checks[2].status, Status::Fail);
+  EXPECT_FALSE(has(r.checks[2].reason, "diverging")) << r.checks[2].reason;
+  EXPECT_EQ(r.checks[2].metrics.at("localisation").at("status"), "not attempted");
+  EXPECT_EQ(dump_calls(), 4);
+}
