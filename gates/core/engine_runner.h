@@ -38,8 +38,11 @@ class EngineRunner {
   EngineRunner(std::filesystem::path prefill, std::map<std::string, std::string> env)
       : prefill_(std::move(prefill)), env_(std::move(env)) {}
 
+  // dump_dir non-empty: also `--dump-residual dump_dir` (the residual stream after every layer;
+  // ask capabilities.residual_dump first).
   EngineCall logits(const std::filesystem::path& model, const PromptInput& in, const std::string& backend,
-                    const std::string& path, const std::filesystem::path& out_npy, double timeout_s) const;
+                    const std::string& path, const std::filesystem::path& out_npy, double timeout_s,
+                    const std::filesystem::path& dump_dir = {}) const;
   EngineCall greedy(const std::filesystem::path& model, const PromptInput& in, int n_tokens, const std::string& backend,
                     const std::string& path, double timeout_s) const;
   EngineCall bench(const std::filesystem::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,

@@ -53,23 +53,6 @@ std::optional<std::string> residual_dump_unsupported(const Build& b) {
   return std::nullopt;
 }
 
-// `prefill logits ... --dump-residual DIR`: the case's own command plus the dump directory.
-EngineCall logits_with_residual_dump(const EngineRunner& eng, const fs::path& model, const PromptInput& in,
-                                     const std::string& backend, const std::string& path, const fs::path& out_npy,
-                                     const fs::path& dump_dir, double timeout_s) {
-  std::vector<std::string> a = {"logits", "--model", model.string()};
-  if (!in.tokens.empty()) {
-    std::string ids;
-    for (size_t i = 0; i < in.tokens.size(); ++i) ids += (i ? "," : "") + std::to_string(in.tokens[i]);
-    a.insert(a.end(), {"--tokens", ids});
-  } else {
-    a.insert(a.end(), {"--text", in.text});
-  }
-  if (in.no_bos) a.push_back("--no-bos");
-  a.insert(a.end(), {"--out", out_npy.string(), "--backend", backend, "--path", path, "--dump-residual", dump_dir.string()});
-  return eng.call(a, timeout_s, true);
-}
-
 // What localising one failing case found: a phrase for the check's reason (empty when nothing
 // was found) and the details stored with the check's metrics.
 struct Localisation {
@@ -103,8 +86,7 @@ Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng
       logits.push_back(ctx.work_dir / (stem + "-logits.npy"));
       fs::remove_all(dirs.back());  // the gate's own scratch names: a rerun of the gate finds them anew
       fs::remove(logits.back());
-      const auto call = logits_with_residual_dump(eng, model, cs.input, backend, path, logits.back(), dirs.back(),
-                                                  ctx.deadline.remaining());
+      const auto call = eng.logits(model, cs.input, backend, path, logits.back(), ctx.deadline.remaining(), dirs.back());
       d["commands"].push_back(call.command);
       if (!call.ok()) return give_up("failed", "layer localisation failed: " + path + " path with --dump-residual: " + call.reason);
     }
