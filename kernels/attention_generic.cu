@@ -203,21 +203,25 @@ struct ScratchLayout {
     total = sums + align_up(static_cast<size_t>(H) * T * sizeof(float));
   }
 };
+// Head dims the tiled kernel takes (flash's); it keeps everything in registers, so only the
+// two-pass form needs scratch.
+bool runs_tiled(int hd) { return hd == 64 || hd == 128; }
 }  // namespace
 
-size_t attention_generic_scratch_bytes(int T, int ctx, int H, int hd) { return ScratchLayout(T, ctx, H, hd).total; }
+size_t attention_generic_scratch_bytes(int T, int ctx, int H, int hd) {
+  return runs_tiled(hd) ? 0 : ScratchLayout(T, ctx, H, hd).total;
+}
 
 void attention_generic(const AttentionArgs& a, cublasContext* cublas, void* scratch, size_t scratch_bytes,
                        cudaStream_t stream) {
   detail::check_attention_args("attention_generic", a);
   detail::require(cublas != nullptr, "attention_generic: null cuBLAS handle");
+  if (runs_tiled(a.hd)) return a.hd == 64 ? launch_tiled<64>(a, stream) : launch_tiled<128>(a, stream);
   const int ctx = a.p0 + a.T;
   const ScratchLayout layout(a.T, ctx, a.H, a.hd);
   detail::require(scratch != nullptr && scratch_bytes >= layout.total, "attention_generic: scratch of ", scratch_bytes,
                   " bytes, need ", layout.total, " (T=", a.T, ", ctx=", ctx, ", H=", a.H, ", hd=", a.hd, ")");
   detail::require(detail::is_aligned(scratch, kScratchAlign), "attention_generic: scratch not 256-byte aligned");
-  if (a.hd == 64) return launch_tiled<64>(a, stream);
-  if (a.hd == 128) return launch_tiled<128>(a, stream);
   const int64_t ld = padded_ld(ctx);
   char* base = static_cast<char*>(scratch);
   auto* S = reinterpret_cast<float*>(base + layout.scores);

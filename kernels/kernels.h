@@ -101,8 +101,8 @@ struct AttentionArgs {
 // cuBLAS strided-batched Q·Kᵀ -> fp32 scores [H][T][ctx8] (ctx8 = ctx rounded up to 8), a causal
 // softmax kernel writing fp16 probabilities and their fp32 row sums, cuBLAS P·V (fp32 accumulate
 // and out), a kernel dividing by the sums into fp16. Scratch of
-// attention_generic_scratch_bytes(T, p0+T, H, hd) bytes, 256-byte aligned (the two-pass form's;
-// required for every hd). The handle's stream is set to `stream`.
+// attention_generic_scratch_bytes(T, p0+T, H, hd) bytes, 256-byte aligned (0 for hd 64/128: the
+// tiled kernel needs none, and scratch may then be null). The handle's stream is set to `stream`.
 size_t attention_generic_scratch_bytes(int T, int ctx, int H, int hd);
 void attention_generic(const AttentionArgs& a, cublasContext* cublas, void* scratch, size_t scratch_bytes,
                        cudaStream_t stream);

@@ -146,8 +146,9 @@ struct CudaBackend::Impl {
     u32 = DeviceBuffer(B * F * 4);
     a16 = DeviceBuffer(B * F * 2);
     logits = DeviceBuffer(B * static_cast<size_t>(cfg.n_vocab) * 4);
-    // Generic attention needs scores for the largest batch; the fast decode kernel (T ≤
-    // kDecodeMaxT) needs its split partials; flash prefill needs none.
+    // Generic attention needs scores for the largest batch only at head dims without a tiled
+    // kernel; the fast decode kernel (T ≤ kDecodeMaxT) needs its split partials; flash prefill
+    // needs none.
     attn_scratch_bytes = std::max(
         kernels::attention_generic_scratch_bytes(static_cast<int>(max_batch), static_cast<int>(max_ctx),
                                                  static_cast<int>(H), static_cast<int>(hd)),
