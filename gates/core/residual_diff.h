@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "model/backend.h"  // residual_dump_file_name: the layout the dumps are written in
+
 namespace pfx::gates {
 
 struct LayerDeviation {
@@ -25,9 +27,6 @@ struct ResidualDiff {
   int first_diverging = -1;          // index into layers, -1 when every layer is within bound
   double max_rel_before = 0;         // the largest max_rel of the layers before first_diverging
 };
-
-// The dump file of layer `layer` at prompt offset `pos` ("blk.7.pos0.npy").
-std::string residual_file_name(int layer, int64_t pos = 0);
 
 // Compares test_dir against ref_dir layer by layer (only the files of prompt offset `pos`).
 // Throws pfx::Error, naming the file, when a directory is missing or holds no layer file, when a

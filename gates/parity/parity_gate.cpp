@@ -21,8 +21,6 @@ namespace {
 constexpr double kLayerBoundFractionOfThreshold = 1.0 / 100;
 // Localising costs two more runs of the case: only the first failing cases get it.
 constexpr int kMaxLocalisedCases = 2;
-// The dump layout this gate reads (`capabilities.residual_dump` of `prefill --version --json`).
-constexpr const char* kResidualDumpLayout = "blk.N.posP.npy";
 
 struct Thresholds {
   double max_rel = 1e-3;
