@@ -26,4 +26,9 @@ std::string grouped(long long v) {
   }
   return (v < 0 ? "-" : "") + out;
 }
+std::string shape_text(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
 }  // namespace pfx::gates

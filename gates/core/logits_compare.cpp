@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/format.h"
 #include "model/compare.h"
 #include "util/error.h"
 
@@ -35,12 +36,7 @@ namespace {
 LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref) {
   LogitsComparison c;
   if (test.shape != ref.shape || test.shape.size() != 2) {
-    auto s = [](const NpyArray& a) {
-      std::string out = "[";
-      for (size_t i = 0; i < a.shape.size(); ++i) out += (i ? "," : "") + std::to_string(a.shape[i]);
-      return out + "]";
-    };
-    c.shape_error = "shape " + s(test) + " vs reference " + s(ref);
+    c.shape_error = "shape " + shape_text(test.shape) + " vs reference " + shape_text(ref.shape);
     return c;
   }
   c.shape_match = true;

@@ -34,12 +34,6 @@ std::map<int, fs::path> layer_files(const fs::path& dir, int64_t pos) {
   return out;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 NpyArray read_layer(const fs::path& file) {
   NpyArray a = read_npy(file);
   if (a.shape.size() != 2 || a.shape[0] <= 0 || a.shape[1] <= 0)
