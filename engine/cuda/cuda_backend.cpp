@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <iostream>
 #include <set>
 
@@ -63,6 +62,7 @@ struct LayerDev {
 }  // namespace
 
 struct CudaBackend::Impl {
+  const CudaBackend& owner;  // for its residual dump (Backend::set_residual_dump)
   const model::Model& model;
   const model::LlamaConfig cfg;
   const Path path;
@@ -86,8 +86,8 @@ struct CudaBackend::Impl {
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
   size_t attn_scratch_bytes = 0;
 
-  Impl(const model::Model& m, Path p, int64_t ctx)
-      : model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
+  Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx)
+      : owner(o), model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
     if (ctx < 1) fail("CudaBackend: max_ctx must be ≥ 1");
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -177,9 +177,15 @@ struct CudaBackend::Impl {
     kernels::rmsnorm_f32_to_f16(x, w.as<float>(), out, T, D, cfg.rms_eps, stream);
   }
 
-  // Set by CudaBackend::forward while Backend::set_residual_dump is on: copies a device residual
-  // stream (T rows) to the host file of (layer, position).
-  std::function<void(int64_t layer, int64_t pos, const float* x_dev, int T)> dump;
+  // While the owner's residual dump is on: the residual stream of this chunk (T rows of x32)
+  // after layer `layer`, copied to the host and written out.
+  void dump_residual(int64_t layer, int64_t p0, int T) {
+    const int64_t D = cfg.n_embd;
+    std::vector<float> host(static_cast<size_t>(T * D));
+    CUDA_CHECK(cudaMemcpyAsync(host.data(), x32.as(), host.size() * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    owner.dump_residual(layer, p0, host.data(), T, D);
+  }
 
   // One chunk of T ≤ max_batch tokens at positions pos .. pos+T-1; x32 holds their embeddings.
   void run_layers(int T) {
@@ -241,7 +247,7 @@ struct CudaBackend::Impl {
         kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
       }
       gemm.run(L.prefix + "ffn_down", L.down, a16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
-      if (dump) dump(static_cast<int64_t>(l), p0, x32.as<float>(), T);
+      if (owner.dumping_residual()) dump_residual(static_cast<int64_t>(l), p0, T);
     }
   }
 
@@ -296,7 +302,7 @@ struct CudaBackend::Impl {
 };
 
 CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx)
-    : impl_(std::make_unique<Impl>(model, path, max_ctx)) {}
+    : impl_(std::make_unique<Impl>(*this, model, path, max_ctx)) {}
 CudaBackend::~CudaBackend() = default;
 std::string CudaBackend::name() const { return std::string("cuda-") + path_name(impl_->path); }
 std::string CudaBackend::fast_gemm() const {
@@ -304,17 +310,6 @@ std::string CudaBackend::fast_gemm() const {
 }
 void CudaBackend::reset() { impl_->pos = 0; }
 std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
-  impl_->dump = nullptr;
-  if (dumping_residual()) {
-    impl_->dump = [this](int64_t layer, int64_t pos, const float* x_dev, int T) {
-      const int64_t D = impl_->cfg.n_embd;
-      std::vector<float> host(static_cast<size_t>(T * D));
-      CUDA_CHECK(cudaMemcpyAsync(host.data(), x_dev, host.size() * sizeof(float), cudaMemcpyDeviceToHost,
-                                 impl_->stream));
-      CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
-      dump_residual(layer, pos, host.data(), T, D);
-    };
-  }
   return impl_->forward(tokens, all_logits);
 }
 int64_t CudaBackend::position() const { return impl_->pos; }
