@@ -32,7 +32,7 @@ int cmd_version(bool json) {
       {"logits_format", "npy-f32"},
       {"hash", "fnv1a64"},
       // `logits --dump-residual DIR`: DIR/blk.N.posP.npy, float32 [tokens, n_embd] per layer.
-      {"residual_dump", kResidualDumpLayout},
+      {"residual_dump", contract::kResidualDumpLayout},
   };
   std::cout << j.dump() << "\n";
   return kOk;

@@ -7,16 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "contract/prefill_cli.h"
 #include "util/npy.h"
 
 namespace pfx {
-
-// The residual dump's file naming (Backend::set_residual_dump): the file of one layer and one call
-// starting at position pos, and the pattern `prefill --version --json` advertises to the gates.
-inline constexpr const char* kResidualDumpLayout = "blk.N.posP.npy";
-inline std::string residual_dump_file_name(int64_t layer, int64_t pos) {
-  return "blk." + std::to_string(layer) + ".pos" + std::to_string(pos) + ".npy";
-}
 
 class Backend {
  public:
@@ -42,7 +36,7 @@ class Backend {
  protected:
   bool dumping_residual() const { return !residual_dump_.empty(); }
   void dump_residual(int64_t layer, int64_t pos, const float* x, int64_t tokens, int64_t n_embd) const {
-    write_npy(residual_dump_ / residual_dump_file_name(layer, pos), x, {tokens, n_embd});
+    write_npy(residual_dump_ / contract::residual_dump_file_name(layer, pos), x, {tokens, n_embd});
   }
 
  private:

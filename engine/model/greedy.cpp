@@ -1,7 +1,7 @@
 // Greedy decoding (see greedy.h).
 #include "model/greedy.h"
 
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "util/error.h"
 
 namespace pfx {

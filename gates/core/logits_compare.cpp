@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/format.h"
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "util/error.h"
 
 namespace pfx::gates {

@@ -1,7 +1,7 @@
 // Comparing two logits tensors [positions, vocab]: the numbers the parity and accuracy gates
 // report. Relative max deviation is max|a-b| / max|ref| (DESIGN.md numerical contracts), NMSE is
 // sum (a-b)^2 / sum ref^2, top-1 agreement is the share of positions whose argmax agrees. Those
-// numbers are pfx::compare_logits (engine/model/compare.h); the gate adds where the worst value
+// numbers are pfx::compare_logits (base/metrics/compare.h); the gate adds where the worst value
 // sits and which positions disagree on the top-1 token.
 #pragma once
 #include <cstddef>

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/format.h"
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "util/error.h"
 #include "util/npy.h"
 
@@ -49,17 +49,17 @@ ResidualDiff diff_residual_dirs(const fs::path& test_dir, const fs::path& ref_di
   // A layer one run wrote and the other did not means one dump is incomplete: name the missing file.
   for (const auto& [layer, file] : test)
     if (!ref.count(layer))
-      fail((ref_dir / residual_dump_file_name(layer, pos)).string(), ": missing, but ", file.string(),
+      fail((ref_dir / contract::residual_dump_file_name(layer, pos)).string(), ": missing, but ", file.string(),
            " exists (both dumps must hold the same layers)");
   for (const auto& [layer, file] : ref)
     if (!test.count(layer))
-      fail((test_dir / residual_dump_file_name(layer, pos)).string(), ": missing, but ", file.string(),
+      fail((test_dir / contract::residual_dump_file_name(layer, pos)).string(), ": missing, but ", file.string(),
            " exists (both dumps must hold the same layers)");
   // Layers run 0..N-1: a gap in both would make "blk.0-6 within bound" claim more than was seen.
   int expected = 0;
   for (const auto& [layer, file] : test) {
     if (layer != expected)
-      fail((test_dir / residual_dump_file_name(expected, pos)).string(), " and ", (ref_dir / residual_dump_file_name(expected, pos)).string(),
+      fail((test_dir / contract::residual_dump_file_name(expected, pos)).string(), " and ", (ref_dir / contract::residual_dump_file_name(expected, pos)).string(),
            ": missing in both dumps, which hold blk.", layer, " (layers must run 0..N-1)");
     ++expected;
   }

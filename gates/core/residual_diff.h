@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/backend.h"  // residual_dump_file_name: the layout the dumps are written in
+#include "contract/prefill_cli.h"  // residual_dump_file_name: the layout the dumps are written in
 
 namespace pfx::gates {
 

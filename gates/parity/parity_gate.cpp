@@ -45,9 +45,9 @@ std::optional<std::string> residual_dump_unsupported(const Build& b) {
       !v["capabilities"].contains("residual_dump") || !v["capabilities"]["residual_dump"].is_string())
     return "layer localisation unavailable: this prefill has no --dump-residual";
   const std::string layout = v["capabilities"]["residual_dump"];
-  if (layout != kResidualDumpLayout)
+  if (layout != contract::kResidualDumpLayout)
     return "layer localisation unavailable: this prefill dumps residuals as '" + layout + "', this gate reads " +
-           kResidualDumpLayout;
+           contract::kResidualDumpLayout;
   return std::nullopt;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <sys/wait.h>
 
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
 

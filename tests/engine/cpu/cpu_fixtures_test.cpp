@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu/cpu_backend.h"
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "model/greedy.h"
 #include "model/llama.h"
 #include "tokenizer/spm.h"

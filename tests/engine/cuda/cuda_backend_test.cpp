@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "cuda/cuda_backend.h"
-#include "model/compare.h"
+#include "metrics/compare.h"
 #include "model/greedy.h"
 #include "util/error.h"
 #include "util/fixtures.h"

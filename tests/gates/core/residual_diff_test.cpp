@@ -41,7 +41,7 @@ class ResidualDiffTest : public ::testing::Test {
     return v;
   }
   void write(const std::string& run, int layer, const std::vector<float>& v, std::vector<int64_t> shape = {kTokens, kEmbd}) {
-    pfx::write_npy(root_ / run / pfx::residual_dump_file_name(layer, 0), v.data(), shape);
+    pfx::write_npy(root_ / run / pfx::contract::residual_dump_file_name(layer, 0), v.data(), shape);
   }
   void write_identical() {
     for (int l = 0; l < kLayers; ++l) {
@@ -144,7 +144,7 @@ TEST_F(ResidualDiffTest, DivergenceAtLayerZeroSaysSo) {
 
 TEST_F(ResidualDiffTest, OtherPromptOffsetsAndFilesAreIgnored) {
   write_identical();
-  pfx::write_npy(root_ / "fast" / pfx::residual_dump_file_name(0, 512), residual(0).data(), {kTokens, kEmbd});
+  pfx::write_npy(root_ / "fast" / pfx::contract::residual_dump_file_name(0, 512), residual(0).data(), {kTokens, kEmbd});
   std::vector<float> junk(kTokens * kEmbd, 9.f);
   pfx::write_npy(root_ / "fast" / "notes.npy", junk.data(), {kTokens, kEmbd});
   EXPECT_EQ(diff().layers.size(), static_cast<size_t>(kLayers));

@@ -1,7 +1,7 @@
 // Deterministic quantizer test input, identical on every platform: std::mt19937 is fully
 // specified by the C++ standard, and the mapping to floats below uses only exact operations
 // (no <random> distributions, whose algorithms are implementation-defined).
-// tests/engine/quant/data/ggml_ref_*.bin hold ggml's reference quantization of this input.
+// tests/base/quant/data/ggml_ref_*.bin hold ggml's reference quantization of this input.
 #pragma once
 #include <cmath>
 #include <cstdint>

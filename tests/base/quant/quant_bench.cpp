@@ -1,5 +1,5 @@
 // Single-thread quantizer speed (ns per weight) for each supported type on N(0, 0.02) data.
-// Not a test (timing never lives in a test): run build-*/tests/engine/quant/quant_bench.
+// Not a test (timing never lives in a test): run build-*/tests/base/quant/quant_bench.
 #include <chrono>
 #include <cstdio>
 #include <random>

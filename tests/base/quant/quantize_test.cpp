@@ -10,7 +10,7 @@
 #include <random>
 
 #include "engine/gguf/python_runner.h"
-#include "engine/quant/golden_input.h"
+#include "base/quant/golden_input.h"
 #include "gguf/gguf.h"
 #include "quant/blocks.h"
 #include "quant/dequant.h"
@@ -173,7 +173,7 @@ TEST(QuantizeBitExact, Q8_0F16Bf16MatchGgufPy) {
   pfx::write_npy(dir / "x.npy", x.data(), {rows, cols});
   for (Type t : {Type::Q8_0, Type::F16, Type::BF16}) {
     const std::string name = t == Type::Q8_0 ? "Q8_0" : t == Type::F16 ? "F16" : "BF16";
-    const auto r = pfx::test::run_python("engine/quant/gguf_py_quantize.py",
+    const auto r = pfx::test::run_python("base/quant/gguf_py_quantize.py",
                                          {(dir / "x.npy").string(), name, (dir / (name + ".bin")).string()});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream in(dir / (name + ".bin"), std::ios::binary);
@@ -245,7 +245,7 @@ TEST(QuantizeQuality, CloseToLlamaCppOnFixtureWeights) {
 TEST(QuantizeBitExact, Q4KAndQ6KMatchGgmlReferenceBytes) {
   const auto x = pfx::test::golden_input();
   for (Type t : {Type::Q4_K, Type::Q6_K}) {
-    const fs::path path = fs::path(PFX_TESTS_DIR) / "engine/quant/data" /
+    const fs::path path = fs::path(PFX_TESTS_DIR) / "base/quant/data" /
                           ("ggml_ref_" + std::string(pfx::quant::type_name(t)) + ".bin");
     std::ifstream in(path, std::ios::binary);
     ASSERT_TRUE(in) << "missing golden file " << path;

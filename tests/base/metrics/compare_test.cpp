@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "model/compare.h"
+#include "metrics/compare.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Logit comparison metrics (see compare.h).
-#include "model/compare.h"
+#include "metrics/compare.h"
 
 #include <algorithm>
 #include <cmath>
