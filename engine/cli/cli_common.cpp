@@ -1,6 +1,8 @@
 #include "cli_common.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -86,14 +88,54 @@ void add_backend_options(po::options_description& opts, const char* default_back
       ("backend", po::value<std::string>()->default_value(default_backend), "cpu | cuda")
       ("path", po::value<std::string>()->default_value("fast"),
        "cuda only: fast (the kernels under test) | generic (plain reference kernels + cuBLAS)");
+  add_gemm_option(opts);
+}
+
+namespace {
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+}  // namespace
+
+void add_gemm_option(po::options_description& opts) {
+  const auto names = gemm_variants();
+  opts.add_options()("gemm", po::value<std::string>(),
+                     ("cuda fast path only: prefill GEMM variant (" + (names.empty() ? std::string("none in this build") : joined(names) + "; default " + names.front()) + ")").c_str());
+}
+
+std::string gemm_choice(const po::variables_map& vm, const std::string& backend, const std::string& path) {
+  const bool given = vm.count("gemm") > 0;
+  if (backend != "cuda" || path != "fast") {
+    if (given)
+      throw UsageError("--gemm selects the GEMM variant of --backend cuda --path fast; it does not apply to --backend " +
+                       backend + (backend == "cuda" ? " --path " + path : ""));
+    return "";
+  }
+  const auto names = gemm_variants();
+  std::string v;
+  if (given) {
+    v = vm["gemm"].as<std::string>();
+  } else if (const char* env = std::getenv("PFX_FAST_GEMM"); env && *env) {
+    v = env;
+    std::cerr << "prefill: PFX_FAST_GEMM is deprecated and will be removed; use --gemm " << v << "\n";
+  } else {
+    return names.empty() ? "" : names.front();
+  }
+  // A build without CUDA knows no variants: the backend reports itself unavailable (exit 3) instead.
+  if (!names.empty() && std::find(names.begin(), names.end(), v) == names.end())
+    throw UsageError((given ? "--gemm: '" : "PFX_FAST_GEMM: '") + v + "' is not a GEMM variant of this build (expected " + joined(names) + ")");
+  return v;
 }
 
 BackendChoice backend_choice(const po::variables_map& vm) {
-  BackendChoice c{vm["backend"].as<std::string>(), vm["path"].as<std::string>()};
+  BackendChoice c{vm["backend"].as<std::string>(), vm["path"].as<std::string>(), ""};
   if (c.backend != "cpu" && c.backend != "cuda")
     throw UsageError("--backend: '" + c.backend + "' is not a backend (expected cpu or cuda)");
   if (c.path != "fast" && c.path != "generic")
     throw UsageError("--path: '" + c.path + "' is not a path (expected fast or generic)");
+  c.gemm = gemm_choice(vm, c.backend, c.path);
   if (c.backend == "cpu") c.path = "reference";
   return c;
 }
@@ -102,8 +144,10 @@ std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendCh
   if (choice.backend == "cpu") return std::make_unique<cpu::CpuBackend>(model, max_ctx);
 #ifdef PFX_HAVE_CUDA
   if (!cuda::gpu_usable()) throw Unavailable("--backend cuda: no usable CUDA GPU here (" + cuda::gpu_status() + ")");
+  const auto gemm = choice.gemm.empty() ? std::optional(cuda::kDefaultFastGemm) : cuda::parse_fast_gemm(choice.gemm);
+  if (!gemm) throw UsageError("--gemm: '" + choice.gemm + "' is not a GEMM variant");
   return std::make_unique<cuda::CudaBackend>(model, choice.path == "fast" ? cuda::Path::Fast : cuda::Path::Generic,
-                                             max_ctx);
+                                             max_ctx, *gemm);
 #else
   throw Unavailable("--backend cuda: this build has no CUDA backend (configured without nvcc)");
 #endif
@@ -119,6 +163,16 @@ std::string fnv1a64_hex(const void* data, size_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+std::vector<std::string> gemm_variants() {
+  std::vector<std::string> names;
+#ifdef PFX_HAVE_CUDA
+  names.push_back(cuda::fast_gemm_name(cuda::kDefaultFastGemm));
+  for (cuda::FastGemm v : cuda::fast_gemm_variants())
+    if (v != cuda::kDefaultFastGemm) names.push_back(cuda::fast_gemm_name(v));
+#endif
+  return names;
 }
 
 std::vector<std::string> compiled_backends() {

@@ -36,11 +36,18 @@ std::optional<po::variables_map> parse(const std::string& usage, const po::optio
 void add_prompt_options(po::options_description& opts);
 std::vector<int32_t> prompt_tokens(const po::variables_map& vm, const model::Model& model);
 
-// --backend / --path, shared by logits, greedy and bench.
+// --backend / --path / --gemm, shared by logits and greedy (bench: --path and --gemm).
 void add_backend_options(po::options_description& opts, const char* default_backend);
+// --gemm VARIANT: the fast path's prefill GEMM variant (capabilities.gemm_variants).
+void add_gemm_option(po::options_description& opts);
+// The --gemm value for this backend and path: a variant name for cuda/fast; "" elsewhere (a
+// --gemm given explicitly there is a usage error). The deprecated PFX_FAST_GEMM stands in for an
+// absent --gemm, with a warning.
+std::string gemm_choice(const po::variables_map& vm, const std::string& backend, const std::string& path);
 struct BackendChoice {
   std::string backend;  // "cpu" | "cuda"
   std::string path;     // "fast" | "generic" (cuda only)
+  std::string gemm;     // fast path's GEMM variant ("" off the fast path)
 };
 BackendChoice backend_choice(const po::variables_map& vm);
 std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx);
@@ -50,5 +57,7 @@ std::string fnv1a64_hex(const void* data, size_t bytes);
 
 // Compiled-in capabilities, for `prefill --version --json`.
 std::vector<std::string> compiled_backends();
+// Every --gemm value this build accepts (empty without CUDA); the first is the default.
+std::vector<std::string> gemm_variants();
 
 }  // namespace pfx::cli

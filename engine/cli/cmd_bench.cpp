@@ -1,4 +1,4 @@
-// prefill bench --model M -p 512,2048 -n 128 -r 5 [--path fast|generic] [--warmup 1] [--json]
+// prefill bench --model M -p 512,2048 -n 128 -r 5 [--path fast|generic] [--gemm VARIANT] [--warmup 1] [--json]
 // llama-bench-like: prompt processing (ppN: one prefill of N tokens from an empty cache) and decode
 // (tgN: N single-token steps from an empty cache), tokens/s from CUDA events, mean ± stddev over
 // repetitions after warm-up; every repetition is kept in the JSON.
@@ -56,7 +56,8 @@ int cmd_bench(int argc, char** argv) {
       ("path", po::value<std::string>()->default_value("fast"), "fast | generic")
       ("seed", po::value<uint32_t>()->default_value(1234), "seed for the random prompt tokens")
       ("json", po::bool_switch(), "print JSON with every repetition");
-  const auto vm = parse("usage: prefill bench --model M -p 512,2048 -n 128 -r 5 [--path fast|generic] [--json]",
+  add_gemm_option(opts);
+  const auto vm = parse("usage: prefill bench --model M -p 512,2048 -n 128 -r 5 [--path fast|generic] [--gemm VARIANT] [--json]",
                         opts, argc, argv);
   if (!vm) return kOk;
 #ifndef PFX_HAVE_CUDA
@@ -64,6 +65,7 @@ int cmd_bench(int argc, char** argv) {
 #else
   const std::string path = (*vm)["path"].as<std::string>();
   if (path != "fast" && path != "generic") throw UsageError("--path: expected fast or generic");
+  const std::string gemm = gemm_choice(*vm, "cuda", path);
   const int reps = (*vm)["r"].as<int>(), warmup = (*vm)["warmup"].as<int>();
   if (reps < 1 || warmup < 0) throw UsageError("-r must be ≥ 1 and --warmup ≥ 0");
   const auto prompts = parse_sizes((*vm)["p"].as<std::string>(), "-p");
@@ -74,7 +76,8 @@ int cmd_bench(int argc, char** argv) {
   int64_t max_ctx = 1;
   for (auto p : prompts) max_ctx = std::max(max_ctx, p);
   for (auto g : gens) max_ctx = std::max(max_ctx, g);
-  cuda::CudaBackend backend(model, path == "fast" ? cuda::Path::Fast : cuda::Path::Generic, max_ctx);
+  cuda::CudaBackend backend(model, path == "fast" ? cuda::Path::Fast : cuda::Path::Generic, max_ctx,
+                            gemm.empty() ? cuda::kDefaultFastGemm : *cuda::parse_fast_gemm(gemm));
 
   std::mt19937 rng((*vm)["seed"].as<uint32_t>());
   std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(model.config().n_vocab - 1));

@@ -19,7 +19,7 @@ int cmd_greedy(int argc, char** argv) {
   add_prompt_options(opts);
   add_backend_options(opts, "cpu");
   const auto vm = parse("usage: prefill greedy --model M (--text T | --tokens 1,2,3) -n N "
-                        "[--backend cpu|cuda] [--path fast|generic] [--json]", opts, argc, argv);
+                        "[--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT] [--json]", opts, argc, argv);
   if (!vm) return kOk;
   const int n_new = (*vm)["n"].as<int>();
   if (n_new < 0 || n_new > 1 << 20) throw UsageError("-n: expected 0 .. 1048576 tokens");
@@ -35,7 +35,7 @@ int cmd_greedy(int argc, char** argv) {
     return kOk;
   }
   nlohmann::json j = {{"prompt_ids", ids}, {"generated_ids", result.generated}, {"text", text},
-                      {"backend", choice.backend}, {"path", choice.path},
+                      {"backend", choice.backend}, {"path", choice.path}, {"gemm", choice.gemm},
                       {"ids_hash", fnv1a64_hex(result.generated.data(), result.generated.size() * sizeof(int32_t))}};
   // A token can end inside a UTF-8 sequence: replace invalid bytes rather than fail.
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

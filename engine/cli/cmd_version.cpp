@@ -27,6 +27,9 @@ int cmd_version(bool json) {
       {"subcommands", {"info", "tokenize", "logits", "greedy", "synth", "bench"}},
       {"backends", backends},
       {"paths", cuda ? nlohmann::json{"fast", "generic"} : nlohmann::json::array()},
+      // `--gemm NAME` on logits/greedy/bench (--backend cuda --path fast): every prefill GEMM
+      // variant the dispatcher can run, the default first.
+      {"gemm_variants", gemm_variants()},
       {"cuda_compiled", cuda},
       {"kernel_resources", cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
       {"logits_format", "npy-f32"},

@@ -86,14 +86,14 @@ struct CudaBackend::Impl {
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
   size_t attn_scratch_bytes = 0;
 
-  Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx)
+  Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx, FastGemm gemm_variant)
       : owner(o), model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
     if (ctx < 1) fail("CudaBackend: max_ctx must be ≥ 1");
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreate(&ev_start));
     CUDA_CHECK(cudaEventCreate(&ev_stop));
-    gemm.init(stream, path == Path::Fast);
+    gemm.init(stream, path == Path::Fast, gemm_variant);
 
     const auto& w = m.weights();
     token_embd = upload_matrix(w.token_embd);
@@ -301,8 +301,8 @@ struct CudaBackend::Impl {
   }
 };
 
-CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx)
-    : impl_(std::make_unique<Impl>(*this, model, path, max_ctx)) {}
+CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm)
+    : impl_(std::make_unique<Impl>(*this, model, path, max_ctx, gemm)) {}
 CudaBackend::~CudaBackend() = default;
 std::string CudaBackend::name() const { return std::string("cuda-") + path_name(impl_->path); }
 std::string CudaBackend::fast_gemm() const {

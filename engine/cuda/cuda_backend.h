@@ -6,8 +6,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/backend.h"
@@ -17,6 +19,19 @@ namespace pfx::cuda {
 
 enum class Path { Fast, Generic };
 const char* path_name(Path);
+
+// The fast path's prefill GEMM variants (every one computes the same arithmetic as generic):
+//   Pipelined — dequantize + cuBLAS, the next weight dequantized on a side stream meanwhile;
+//   Fused     — the fused quantized kernels of kernels/gemm_fast.h on the raw GGUF blocks.
+// Chosen per backend (CLI: --gemm), never by the environment; the CLI lists the names in
+// `prefill --version --json` as capabilities.gemm_variants.
+enum class FastGemm { Pipelined, Fused };
+inline constexpr FastGemm kDefaultFastGemm = FastGemm::Pipelined;
+const char* fast_gemm_name(FastGemm);
+// Every variant, in a fixed order (the capability list).
+const std::vector<FastGemm>& fast_gemm_variants();
+// The variant named `name`, or nullopt.
+std::optional<FastGemm> parse_fast_gemm(std::string_view name);
 
 // True when a CUDA device can be used (driver present, ≥ 1 device, compute capability 9.0).
 bool gpu_usable();
@@ -35,7 +50,8 @@ DeviceInfo device_info();
 class CudaBackend final : public Backend {
  public:
   // max_ctx: the longest sequence (prompt + generated) this backend will hold in its KV cache.
-  CudaBackend(const model::Model& model, Path path, int64_t max_ctx);
+  // gemm: the fast path's prefill GEMM variant (ignored on the generic path).
+  CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm = kDefaultFastGemm);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;  // owns device memory and a cuBLAS handle
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -47,7 +63,7 @@ class CudaBackend final : public Backend {
 
   // GPU time of the last forward() (CUDA events around its launch sequence), milliseconds.
   double last_gpu_ms() const;
-  // The fast path's prefill GEMM variant ("pipelined" | "fused", env PFX_FAST_GEMM), or "generic".
+  // The fast path's prefill GEMM variant (fast_gemm_name), or "generic".
   std::string fast_gemm() const;
   // Reasons the fast path fell back to a generic kernel (logged once each).
   const std::vector<std::string>& fallbacks() const;

@@ -2,7 +2,6 @@
 
 #include <cublas_v2.h>
 
-#include <cstdlib>
 #include <iostream>
 
 #include "cuda/nvtx_range.h"
@@ -29,8 +28,6 @@ kern::GemmEpilogue to_fast(Epilogue e) {
 kern::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
 }  // namespace
 
-const char* fast_gemm_name(FastGemm v) { return v == FastGemm::Pipelined ? "pipelined" : "fused"; }
-
 GemmDispatch::~GemmDispatch() {
   if (handle_) cublasDestroy(handle_);
   for (int s = 0; s < 2; ++s) {
@@ -40,21 +37,16 @@ GemmDispatch::~GemmDispatch() {
   if (side_) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(side_));
 }
 
-void GemmDispatch::init(cudaStream_t stream, bool fast) {
+void GemmDispatch::init(cudaStream_t stream, bool fast, FastGemm variant) {
   stream_ = stream;
   fast_ = fast;
+  variant_ = variant;
   CUBLAS_CHECK(cublasCreate(&handle_));
   CUBLAS_CHECK(cublasSetStream(handle_, stream));
   cublas_workspace_ = DeviceBuffer(kCublasWorkspaceBytes);
   CUBLAS_CHECK(cublasSetWorkspace(handle_, cublas_workspace_.as(), kCublasWorkspaceBytes));
   // Deterministic and exact fp16 products with fp32 accumulation: no reduced-precision reductions.
   CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
-  if (const char* v = std::getenv("PFX_FAST_GEMM"); v && *v) {
-    if (std::string(v) == "fused")
-      variant_ = FastGemm::Fused;
-    else if (std::string(v) != "pipelined")
-      fail("PFX_FAST_GEMM='", v, "': expected 'pipelined' or 'fused'");
-  }
   if (fast_ && variant_ == FastGemm::Pipelined) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
     for (int s = 0; s < 2; ++s) {

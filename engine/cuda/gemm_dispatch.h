@@ -5,9 +5,10 @@
 //     but the next weight of the forward's fixed GEMM schedule is dequantized on a side stream
 //     into the other of two scratch buffers while the current GEMM runs (events order the two:
 //     ready[slot] before the GEMM reads it, free[slot] before the next dequant overwrites it).
-//   Fast, prefill, variant "fused" (PFX_FAST_GEMM=fused): the fused quantized kernels of
-//     kernels/gemm_fast.h (raw blocks → exact fp16 in shared memory → wgmma). Measured slower
-//     than the pipelined variant on the H200 (kernels/NOTES.md), kept selectable for A/B.
+//   Fast, prefill, variant "fused": the fused quantized kernels of kernels/gemm_fast.h (raw
+//     blocks → exact fp16 in shared memory → wgmma). Measured slower than the pipelined variant
+//     on the H200 (tests/kernels/gemm/NOTES.md), kept selectable for A/B.
+// The variant is the caller's choice (FastGemm, cuda_backend.h).
 //   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/device_buffer.h"
 
 struct cublasContext;
@@ -33,8 +35,6 @@ struct DeviceMatrix {
 };
 
 enum class Epilogue { StoreF32, AccumulateF32, StoreF16 };
-enum class FastGemm { Pipelined, Fused };
-const char* fast_gemm_name(FastGemm);
 
 class GemmDispatch {
  public:
@@ -43,7 +43,7 @@ class GemmDispatch {
   GemmDispatch(const GemmDispatch&) = delete;  // owns a cuBLAS handle
   GemmDispatch& operator=(const GemmDispatch&) = delete;
 
-  void init(cudaStream_t stream, bool fast);
+  void init(cudaStream_t stream, bool fast, FastGemm variant);
   void reserve_weight_scratch(int64_t elements);
   // The order in which the forward pass runs its GEMMs (wraps around): what "next weight" means
   // for the pipelined variant's prefetch.

@@ -121,7 +121,7 @@ stage_synth() {
 stage_bench() {
   "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 5 --path fast --json >"$out/bench-fast.json" || return 1
   "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 3 --path generic --json >"$out/bench-generic.json" || return 1
-  PFX_FAST_GEMM=fused "$prefill" bench --model "$model7b" -p 512,2048 -r 3 --path fast --json >"$out/bench-fused.json" || return 1
+  "$prefill" bench --model "$model7b" -p 512,2048 -r 3 --path fast --gemm fused --json >"$out/bench-fused.json" || return 1
   python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]

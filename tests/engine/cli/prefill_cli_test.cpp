@@ -64,6 +64,29 @@ TEST(PrefillCli, VersionJsonNamesCapabilities) {
     EXPECT_NE(std::find(subs.begin(), subs.end(), s), subs.end()) << s;
   EXPECT_EQ(j["capabilities"]["backends"][0], "cpu");
   EXPECT_EQ(j["capabilities"]["residual_dump"], "blk.N.posP.npy");  // the gates look for it before asking
+  // The gates run each fast-path GEMM variant by name: an array of strings, the default first,
+  // non-empty exactly when CUDA is compiled in.
+  const auto gemm = j["capabilities"]["gemm_variants"];
+  ASSERT_TRUE(gemm.is_array());
+  EXPECT_EQ(gemm.empty(), !j["capabilities"]["cuda_compiled"].get<bool>());
+  for (const auto& v : gemm) EXPECT_TRUE(v.is_string());
+  if (!gemm.empty()) {
+    EXPECT_NE(std::find(gemm.begin(), gemm.end(), "pipelined"), gemm.end());
+    EXPECT_NE(std::find(gemm.begin(), gemm.end(), "fused"), gemm.end());
+  }
+}
+
+TEST(PrefillCli, GemmFlagIsCheckedBeforeAnyGpuWork) {
+  const std::string m = " --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,2";
+  const fs::path out = temp("gemm.npy");
+  // Off the fast path the flag is an error, not silently ignored.
+  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --gemm fused").code, 2);
+  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --backend cuda --path generic --gemm fused").code, 2);
+  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --backend cuda --gemm no-such-variant").code, 2);
+  // A known variant runs (0) or reports the GPU unavailable (3).
+  const int code = run_prefill("logits" + m + " --out " + out.string() + " --force --backend cuda --gemm fused").code;
+  EXPECT_TRUE(code == 0 || code == 3) << "exit " << code;
+  fs::remove(out);
 }
 
 TEST(PrefillCli, UsageErrorsExitTwo) {

@@ -1,5 +1,6 @@
 // The GPU backend on the real fixtures (label gpu; SKIPPED without a usable H200):
-//  - parity: fast vs generic path, max|Δ|/max|generic| ≤ 1e-3 — the landing gate's check;
+//  - parity: fast (every GEMM variant) vs generic path, max|Δ|/max|generic| ≤ 1e-3 — the landing
+//    gate's check;
 //  - accuracy: each path vs the float64 oracle (fixtures README: ≤1e-2, NMSE ≤1e-4, top-1 ≥95%);
 //  - determinism: same input twice gives bitwise identical logits;
 //  - KV-cache continuation: a prompt run in two pieces gives the logits of one piece.
@@ -63,8 +64,9 @@ std::string describe(const pfx::LogitStats& s) {
   return os.str();
 }
 
-std::vector<float> run_logits(const pfx::model::Model& m, Path path, const std::vector<int32_t>& prompt) {
-  CudaBackend b(m, path, static_cast<int64_t>(prompt.size()) + 8);
+std::vector<float> run_logits(const pfx::model::Model& m, Path path, const std::vector<int32_t>& prompt,
+                              pfx::cuda::FastGemm gemm = pfx::cuda::kDefaultFastGemm) {
+  CudaBackend b(m, path, static_cast<int64_t>(prompt.size()) + 8, gemm);
   return b.forward(prompt, true);
 }
 
@@ -82,21 +84,25 @@ TEST(CudaBackend, ParityAndAccuracyOnEveryFixture) {
     const Case c = load_case(name);
     const auto model = pfx::model::Model::load(c.model);
     const int64_t V = model.config().n_vocab, T = static_cast<int64_t>(c.prompt.size());
-    const auto fast = run_logits(model, Path::Fast, c.prompt);
     const auto generic = run_logits(model, Path::Generic, c.prompt);
-    const auto parity = pfx::compare_logits(fast.data(), generic.data(), T, V);
-    const auto acc_fast = pfx::compare_logits(fast.data(), c.oracle_logits.data.data(), T, V);
     const auto acc_generic = pfx::compare_logits(generic.data(), c.oracle_logits.data.data(), T, V);
-    std::cout << "[ parity   ] " << name << " fast vs generic: " << describe(parity) << "\n"
-              << "[ accuracy ] " << name << " fast vs oracle: " << describe(acc_fast) << "\n"
-              << "[ accuracy ] " << name << " generic vs oracle: " << describe(acc_generic) << "\n";
-    EXPECT_FALSE(parity.has_nan);
-    EXPECT_LE(parity.rel, 1e-3);
-    for (const auto* s : {&acc_fast, &acc_generic}) {
-      EXPECT_FALSE(s->has_nan);
-      EXPECT_LE(s->rel, 1e-2);
-      EXPECT_LE(s->nmse, 1e-4);
-      EXPECT_GE(s->top1_agreement, 0.95);
+    std::cout << "[ accuracy ] " << name << " generic vs oracle: " << describe(acc_generic) << "\n";
+    std::vector<pfx::LogitStats> accuracy = {acc_generic};
+    for (const pfx::cuda::FastGemm gemm : pfx::cuda::fast_gemm_variants()) {
+      const std::string fast_name = std::string("fast/") + pfx::cuda::fast_gemm_name(gemm);
+      const auto fast = run_logits(model, Path::Fast, c.prompt, gemm);
+      const auto parity = pfx::compare_logits(fast.data(), generic.data(), T, V);
+      accuracy.push_back(pfx::compare_logits(fast.data(), c.oracle_logits.data.data(), T, V));
+      std::cout << "[ parity   ] " << name << " " << fast_name << " vs generic: " << describe(parity) << "\n"
+                << "[ accuracy ] " << name << " " << fast_name << " vs oracle: " << describe(accuracy.back()) << "\n";
+      EXPECT_FALSE(parity.has_nan) << fast_name;
+      EXPECT_LE(parity.rel, 1e-3) << fast_name;
+    }
+    for (const auto& s : accuracy) {
+      EXPECT_FALSE(s.has_nan);
+      EXPECT_LE(s.rel, 1e-2);
+      EXPECT_LE(s.nmse, 1e-4);
+      EXPECT_GE(s.top1_agreement, 0.95);
     }
   }
 }
@@ -128,12 +134,15 @@ TEST(CudaBackend, SameInputTwiceIsBitwiseIdentical) {
   const Case c = load_case("kq256-q4km.ids64");
   const auto model = pfx::model::Model::load(c.model);
   for (Path path : {Path::Fast, Path::Generic}) {
-    CudaBackend b(model, path, 128);
-    const auto a = b.forward(c.prompt, true);
-    b.reset();
-    const auto a2 = b.forward(c.prompt, true);
-    ASSERT_EQ(a.size(), a2.size());
-    EXPECT_EQ(std::memcmp(a.data(), a2.data(), a.size() * 4), 0) << pfx::cuda::path_name(path);
+    for (const pfx::cuda::FastGemm gemm : pfx::cuda::fast_gemm_variants()) {
+      if (path == Path::Generic && gemm != pfx::cuda::kDefaultFastGemm) continue;  // one run: the variant is unused
+      CudaBackend b(model, path, 128, gemm);
+      const auto a = b.forward(c.prompt, true);
+      b.reset();
+      const auto a2 = b.forward(c.prompt, true);
+      ASSERT_EQ(a.size(), a2.size());
+      EXPECT_EQ(std::memcmp(a.data(), a2.data(), a.size() * 4), 0) << b.name() << " " << b.fast_gemm();
+    }
   }
 }
 
