@@ -13,8 +13,9 @@
 #   --landing BIN    a built `landing` (default: build it into --build-dir, default build-landing)
 #   --require-gpu    INCOMPLETE (a GPU gate skipped: no GPU here) fails the step
 #
-# exit codes: 0 PASS; 1 FAIL (or INCOMPLETE with --require-gpu); 2 INCOMPLETE; 3 tool error
-# (landing could not run: bad arguments, git, build of landing itself).
+# exit codes (the project's one table, base/contract/exit_codes.h): 0 PASS; 1 FAIL (or INCOMPLETE
+# with --require-gpu); 2 INCOMPLETE; 4 bad arguments to this step; 5 tool error (landing could not
+# run: git, the build of landing itself, a bad gate profile).
 set -uo pipefail
 
 require_gpu=0
@@ -26,19 +27,20 @@ summary="${GITHUB_STEP_SUMMARY:-}"
 landing="${LANDING:-}"
 build_dir="build-landing"
 
-die() { echo "landing-step: $*" >&2; exit 3; }
+die() { echo "landing-step: $*" >&2; exit 5; }
+usage() { echo "landing-step: $* (see --help)" >&2; exit 4; }
 while (($#)); do
   case "$1" in
     --require-gpu) require_gpu=1; shift ;;
-    --commit) commit="${2:?--commit needs a revision}"; shift 2 ;;
-    --baseline) baseline="${2:?--baseline needs a revision}"; shift 2 ;;
-    --gates) gates="${2:?--gates needs a path}"; shift 2 ;;
-    --out) out="${2:?--out needs a folder}"; shift 2 ;;
-    --summary) summary="${2:?--summary needs a path}"; shift 2 ;;
-    --landing) landing="${2:?--landing needs a path}"; shift 2 ;;
-    --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument '$1' (see --help)" ;;
+    --commit|--baseline|--gates|--out|--summary|--landing|--build-dir)
+      (($# >= 2)) || usage "$1 needs a value"
+      case "$1" in
+        --commit) commit=$2 ;; --baseline) baseline=$2 ;; --gates) gates=$2 ;; --out) out=$2 ;;
+        --summary) summary=$2 ;; --landing) landing=$2 ;; --build-dir) build_dir=$2 ;;
+      esac
+      shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage "unknown argument '$1'" ;;
   esac
 done
 
@@ -74,5 +76,5 @@ case "$code" in
   0) exit 0 ;;
   1) exit 1 ;;
   2) if ((require_gpu)); then echo "landing-step: INCOMPLETE fails the step (--require-gpu)" >&2; exit 1; fi; exit 2 ;;
-  *) echo "landing-step: landing exited $code (tool error)" >&2; exit 3 ;;
+  *) echo "landing-step: landing exited $code (tool error)" >&2; exit 5 ;;
 esac

@@ -27,7 +27,7 @@ std::optional<po::variables_map> parse(const std::string& usage, const po::optio
     if (positional) parser.positional(*positional);
     po::store(parser.run(), vm);
     if (vm.count("help")) {
-      std::cout << usage << "\n\n" << all << "\n";
+      std::cout << usage << "\n\n" << all << "\n" << contract::kExitCodeTable;
       return std::nullopt;
     }
     po::notify(vm);

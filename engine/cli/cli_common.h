@@ -1,5 +1,5 @@
 // Shared pieces of the `prefill` subcommands: exit codes, option parsing helpers, prompt input,
-// backend selection, hashes. Contract: /work/team/PREFILL_CLI.md (documented in README.md).
+// backend selection, hashes. The contract is documented in README.md, section "CLI: prefill".
 #pragma once
 #include <boost/program_options.hpp>
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/exit_codes.h"
 #include "model/backend.h"
 #include "model/llama.h"
 
@@ -16,8 +17,14 @@ namespace pfx::cli {
 
 namespace po = boost::program_options;
 
-// Exit codes every subcommand uses; the gates rely on 3 meaning "not available here".
-enum ExitCode : int { kOk = 0, kRuntimeError = 1, kUsageError = 2, kUnavailable = 3 };
+// Exit codes every subcommand uses: the project's one table (base/contract/exit_codes.h); the
+// gates rely on 3 meaning "not available here".
+enum ExitCode : int {
+  kOk = contract::kExitOk,
+  kRuntimeError = contract::kExitError,
+  kUsageError = contract::kExitUsage,
+  kUnavailable = contract::kExitUnavailable,
+};
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

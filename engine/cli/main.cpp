@@ -17,21 +17,24 @@ constexpr const char* kUsage =
     "  tokenize  token ids of a text\n"
     "  logits    logits at every prompt position, written as .npy\n"
     "  greedy    greedy continuation of a prompt\n"
-    "  bench     prompt-processing and decode tokens/s (CUDA)\n"
+    "  bench     prompt-processing and decode tokens/s, llama-bench style (CUDA, or the CPU reference)\n"
     "  synth     write a synthetic Llama GGUF from a model profile\n"
-    "  --version [--json]  version, commit and capabilities\n"
-    "exit codes: 0 ok, 1 error, 2 usage error, 3 backend unavailable here";
+    "  --version [--json]  version, commit and capabilities\n";
 
 int dispatch(int argc, char** argv) {
   using namespace pfx::cli;
   if (argc < 2) {
-    std::cerr << kUsage << "\n";
+    std::cerr << kUsage << pfx::contract::kExitCodeTable;
     return kUsageError;
   }
   const std::string cmd = argv[1];
-  if (cmd == "--version") return cmd_version(argc > 2 && std::strcmp(argv[2], "--json") == 0);
+  if (cmd == "--version") {
+    const bool json = argc > 2 && std::strcmp(argv[2], "--json") == 0;
+    if (argc > (json ? 3 : 2)) throw UsageError(std::string("--version: unexpected argument '") + argv[json ? 3 : 2] + "' (only --json)");
+    return cmd_version(json);
+  }
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::cout << kUsage << "\n";
+    std::cout << kUsage << pfx::contract::kExitCodeTable;
     return kOk;
   }
   if (cmd == "info") return cmd_info(argc - 1, argv + 1);
@@ -40,7 +43,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "greedy") return cmd_greedy(argc - 1, argv + 1);
   if (cmd == "synth") return cmd_synth(argc - 1, argv + 1);
   if (cmd == "bench") return cmd_bench(argc - 1, argv + 1);
-  std::cerr << "prefill: unknown command '" << cmd << "'\n" << kUsage << "\n";
+  std::cerr << "prefill: unknown command '" << cmd << "'\n" << kUsage;
   return kUsageError;
 }
 

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "contract/exit_codes.h"
+
 namespace pfx::gates {
 
 enum class Status { Pass, Fail, Skipped, Inconclusive, Waived };
@@ -20,14 +22,15 @@ enum class Verdict { Pass, Fail, Incomplete };
 std::string_view to_string(Verdict v);
 Verdict parse_verdict(std::string_view text, std::string_view where);
 
-// Exit codes of `landing` (listed in `landing --help`). Distinct so CI can tell a failing commit
-// from a machine that could not check it and from landing itself breaking.
+// Exit codes of `landing`: the project's one table (base/contract/exit_codes.h, listed in
+// `landing --help`). Distinct so CI can tell a failing commit from a machine that could not check
+// it and from landing itself breaking.
 enum ExitCode : int {
-  kExitPass = 0,
-  kExitFail = 1,
-  kExitIncomplete = 2,
-  kExitToolError = 3,   // landing could not do its job: git, I/O, a bad gate profile, a bug
-  kExitUsage = 4,       // bad command line
+  kExitPass = contract::kExitOk,
+  kExitFail = contract::kExitFail,
+  kExitIncomplete = contract::kExitIncomplete,
+  kExitToolError = contract::kExitError,  // landing could not do its job: git, I/O, a bad gate profile, a bug
+  kExitUsage = contract::kExitUsage,      // bad command line
 };
 int exit_code_for(Verdict v);
 // `landing gate NAME`: PASS/WAIVED → 0, FAIL → 1, SKIPPED/INCONCLUSIVE → 2.

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/progress.h"
+#include "landing/gate_lines.h"
 #include "report/ledger.h"
 #include "util/error.h"
 
@@ -71,7 +72,7 @@ int landing_import(const fs::path& dir, const fs::path& reports, const std::stri
   rec.recompute_verdict();
   ledger.update(rec);
   std::cout << "report: " << (reports / rec.id).string() << "\nverdict: " << to_string(rec.verdict) << "\n";
-  for (const auto& g : rec.gates) std::cout << "  " << g.gate << ": " << to_string(g.status) << " — " << g.reason << "\n";
+  std::cout << gate_lines(rec.gates);
   return exit_code_for(rec.verdict);
 }
 

@@ -9,6 +9,7 @@
 #include "core/build_cache.h"
 #include "core/environment.h"
 #include "core/git.h"
+#include "landing/gate_lines.h"
 #include "landing/gate_registry.h"
 #include "report/ledger.h"
 #include "util/error.h"
@@ -71,6 +72,14 @@ std::string reproduce_command(const RunOptions& opt, const std::string& gate, co
          (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile;
 }
 
+// An A/A landing (a revision against itself) is legitimate — it measures the noise floor — but
+// rarely what was meant (e.g. `--candidate WORKTREE` on a clean tree): say so, even with --quiet.
+void warn_if_same(const std::string& baseline_id, const std::string& candidate_id) {
+  if (baseline_id != candidate_id) return;
+  std::cerr << "landing: warning: the baseline and the candidate are the same (" << baseline_id
+            << "): an A/A landing — every difference it reports is noise\n";
+}
+
 // Builds made elsewhere: no git; the profile is one file (so there is no profile diff to show).
 Prepared prepare_prebuilt(const RunOptions& opt, const Progress& progress) {
   if (opt.baseline_build.empty() || opt.candidate_build.empty())
@@ -88,6 +97,7 @@ Prepared prepare_prebuilt(const RunOptions& opt, const Progress& progress) {
   p.candidate = prebuilt_build("candidate", opt.candidate_build, p.profile.prefill_relpath(), p.repo, opt.candidate_id);
   progress.say("baseline " + p.baseline.id + ": prebuilt " + p.baseline.dir.string());
   progress.say("candidate " + p.candidate.id + ": prebuilt " + p.candidate.dir.string());
+  warn_if_same(p.baseline.id, p.candidate.id);
   return p;
 }
 
@@ -105,6 +115,13 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
   }
   const std::string cand_sha = opt.candidate == kWorktreeRev ? resolve_commit(p.repo, "HEAD") : resolve_commit(p.repo, opt.candidate);
   const std::string base_sha = resolve_commit(p.repo, opt.baseline);
+  BuildSpec spec;
+  // What landing writes inside the repository is not part of the candidate's change.
+  for (const fs::path& own : {opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out), p.cache}) {
+    const auto rel = fs::relative(own, p.repo);
+    if (!rel.empty() && rel.string().rfind("..", 0) != 0) spec.exclude.push_back(rel.string());
+  }
+  warn_if_same(revision_id(p.repo, opt.baseline, spec.exclude), revision_id(p.repo, opt.candidate, spec.exclude));
   bool found = false;
   const std::string cand_text = profile_text(p.repo, opt.candidate, cand_sha, p.profile_rel, found);
   if (!found) fail(p.profile_rel, ": the candidate (", opt.candidate, ") has no gate profile at this path");
@@ -123,12 +140,6 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
       p.baseline_profile_note = std::string("The baseline's gate profile does not load (") + e.what() + "): compared with nothing.";
       p.changes = diff_profiles(json::object(), p.profile.data());
     }
-  }
-  BuildSpec spec;
-  // What landing writes inside the repository is not part of the candidate's change.
-  for (const fs::path& own : {opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out), p.cache}) {
-    const auto rel = fs::relative(own, p.repo);
-    if (!rel.empty() && rel.string().rfind("..", 0) != 0) spec.exclude.push_back(rel.string());
   }
   spec.repo = p.repo;
   spec.cache_dir = p.cache;
@@ -247,18 +258,13 @@ int landing_run(const RunOptions& opt) {
   progress.say("report " + (reports / rec.id).string() + ": " + std::string(to_string(rec.verdict)) + " — " + rec.verdict_reason);
   std::cout << "report: " << (reports / rec.id).string() << "\n"
             << "verdict: " << to_string(rec.verdict) << "\n";
-  for (const auto& r : rec.gates) std::cout << "  " << r.gate << ": " << to_string(r.status) << " — " << r.reason << "\n";
+  std::cout << gate_lines(rec.gates);
   return exit_code_for(rec.verdict);
 }
 
 int landing_gate(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
-  for (const auto& g : opt.only) {
-    bool known = false;
-    for (const auto& k : known_gates()) known |= k == g;
-    if (!known) fail("landing gate: unknown gate '", g, "' (expected parity, accuracy, greedy, ptxas, suite, timing or ab)");
-  }
   const fs::path out = opt.out.empty() ? p.cache / "results" / p.candidate.id : fs::absolute(opt.out);
   const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
   auto results = run_gates(opt, p, opt.only, progress, work);

@@ -1,5 +1,5 @@
 // The `prefill` binary as the gates see it: a process with a JSON/npy contract and exit codes
-// (0 ok, 1 error, 2 usage, 3 unavailable here).
+// (the one table of base/contract/exit_codes.h: 0 ok, 3 unavailable here, 4 usage, 5 error).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -9,6 +9,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <dlfcn.h>
 #include <sys/wait.h>
 
 #include "metrics/compare.h"
@@ -89,12 +90,13 @@ TEST(PrefillCli, GemmFlagIsCheckedBeforeAnyGpuWork) {
   fs::remove(out);
 }
 
-TEST(PrefillCli, UsageErrorsExitTwo) {
-  EXPECT_EQ(run_prefill("").code, 2);
-  EXPECT_EQ(run_prefill("frobnicate").code, 2);
-  EXPECT_EQ(run_prefill("logits --model x.gguf").code, 2);  // --out missing
-  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,x").code, 2);
-  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --text a --backend tpu").code, 2);
+TEST(PrefillCli, UsageErrorsExitFour) {
+  EXPECT_EQ(run_prefill("").code, 4);
+  EXPECT_EQ(run_prefill("frobnicate").code, 4);
+  EXPECT_EQ(run_prefill("--version --yaml").code, 4);
+  EXPECT_EQ(run_prefill("logits --model x.gguf").code, 4);  // --out missing
+  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,x").code, 4);
+  EXPECT_EQ(run_prefill("greedy --model " + fixture("models/stories260K.gguf").string() + " --text a --backend tpu").code, 4);
 }
 
 TEST(PrefillCli, EverySubcommandHasHelp) {
@@ -102,7 +104,11 @@ TEST(PrefillCli, EverySubcommandHasHelp) {
     const Proc r = run_prefill(std::string(s) + " --help");
     EXPECT_EQ(r.code, 0) << s;
     EXPECT_NE(r.out.find("usage: prefill"), std::string::npos) << s;
+    EXPECT_NE(r.out.find("4  USAGE"), std::string::npos) << s << ": the exit-code table";
   }
+  const Proc top = run_prefill("--help");
+  EXPECT_EQ(top.code, 0);
+  EXPECT_NE(top.out.find("5  ERROR"), std::string::npos) << top.out;
 }
 
 TEST(PrefillCli, BadModelIsAnErrorNamingTheFile) {
@@ -115,7 +121,7 @@ TEST(PrefillCli, BadModelIsAnErrorNamingTheFile) {
   size_t n;
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
   const int status = pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(WEXITSTATUS(status), 5);
   EXPECT_NE(err.find("bad.gguf"), std::string::npos) << err;
   fs::remove(bad);
 }
@@ -148,7 +154,7 @@ TEST(PrefillCli, LogitsNpyMatchesTheOracle) {
   EXPECT_LE(s.rel, 1e-4);
   EXPECT_EQ(s.top1_agreement, 1.0);
   // Never overwrite what the user has: a second run without --force refuses.
-  EXPECT_EQ(run_prefill("logits --model " + fixture("models/kq256-q4km.gguf").string() + " --tokens 1 --out " + out.string()).code, 2);
+  EXPECT_EQ(run_prefill("logits --model " + fixture("models/kq256-q4km.gguf").string() + " --tokens 1 --out " + out.string()).code, 4);
   fs::remove(out);
 }
 
@@ -176,7 +182,7 @@ TEST(PrefillCli, DumpResidualWritesEveryLayerCausally) {
   EXPECT_EQ(static_cast<int>(std::distance(fs::directory_iterator(two), fs::directory_iterator())), layers);
   // A directory with something in it is never written into.
   EXPECT_EQ(run_prefill("logits --model " + model.string() + " --tokens 1 --force --out " + out.string() +
-                        " --dump-residual " + two.string()).code, 2);
+                        " --dump-residual " + two.string()).code, 4);
   fs::remove_all(one);
   fs::remove_all(two);
   fs::remove(out);
@@ -190,6 +196,28 @@ TEST(PrefillCli, CudaBackendIsUnavailableOrRuns) {
                     " --tokens 1,2,3 --out " + out.string());
   EXPECT_TRUE(r.code == 3 || r.code == 0) << "exit " << r.code;
   fs::remove(out);
+}
+
+TEST(PrefillCli, NoDriverIsCalledNoDriver) {
+  // Where libcuda is absent the runtime says "driver version is insufficient"; prefill must say
+  // what is really missing.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver) {
+    dlclose(driver);
+    GTEST_SKIP() << "an NVIDIA driver is installed here";
+  }
+  const std::string cmd = std::string(PFX_PREFILL_BIN) + " logits --backend cuda --model " +
+                          fixture("models/stories260K.gguf").string() + " --tokens 1 --out " + temp("nodrv.npy").string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string err;
+  std::array<char, 512> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
+  const int status = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(status), 3) << err;
+  if (err.find("this build has no CUDA backend") != std::string::npos) return;  // a CPU-only build says that instead
+  EXPECT_NE(err.find("no NVIDIA driver on this machine"), std::string::npos) << err;
+  EXPECT_EQ(err.find("insufficient"), std::string::npos) << err;
 }
 
 TEST(PrefillCli, SynthTinyProfileRunsEndToEnd) {

@@ -332,7 +332,7 @@ TEST(LandingE2E, CiStepWritesSummaryAndExitsWithVerdict) {
   auto req = step({"--require-gpu"});
   EXPECT_EQ(req.exit_code, 1) << why(req);
   auto bad = step({"--commit", "no-such-rev"});
-  EXPECT_EQ(bad.exit_code, 3) << why(bad);
+  EXPECT_EQ(bad.exit_code, 5) << why(bad);
 }
 
 TEST(LandingE2E, UsageAndToolErrorsHaveTheirOwnExitCodes) {
@@ -340,12 +340,12 @@ TEST(LandingE2E, UsageAndToolErrorsHaveTheirOwnExitCodes) {
   EXPECT_EQ(repo.landing({"run", "--candidate", "HEAD"}).exit_code, 4);
   EXPECT_EQ(repo.landing({"frobnicate"}).exit_code, 4);
   const auto bad_rev = repo.run("no-such-rev", "HEAD");
-  EXPECT_EQ(bad_rev.exit_code, 3);
+  EXPECT_EQ(bad_rev.exit_code, 5);
   EXPECT_TRUE(has(bad_rev.err, "revision 'no-such-rev' does not name a commit")) << bad_rev.err;
   repo.write("landing.yaml", "schema: gate-profile/1\ngates: {speed: {}}\n");
   repo.commit("broken profile");
   const auto bad_profile = repo.run("HEAD", "HEAD");
-  EXPECT_EQ(bad_profile.exit_code, 3);
+  EXPECT_EQ(bad_profile.exit_code, 5);
   EXPECT_TRUE(has(bad_profile.err, "gates.speed: unknown gate")) << bad_profile.err;
   const auto help = repo.landing({"--help"});
   EXPECT_EQ(help.exit_code, 0);

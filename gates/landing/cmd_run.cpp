@@ -1,0 +1,77 @@
+// `landing run` and `landing gate`: their options and checks; the work is landing_run.h's.
+#include <iostream>
+
+#include "core/status.h"
+#include "landing/commands.h"
+#include "landing/landing_cli.h"
+#include "landing/landing_run.h"
+
+namespace pfx::gates {
+
+namespace {
+
+void require_revisions(const cli::po::variables_map& vm) {
+  if (!vm.count("baseline") || !vm.count("candidate")) throw cli::UsageError("--baseline and --candidate are required");
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  const cli::CommandHelp help{
+      "run", "landing run --baseline REV --candidate REV|WORKTREE [--gates PROFILE] [--out DIR]",
+      "Build both revisions (git worktrees under .landing/, cached by commit; WORKTREE = the\n"
+      "uncommitted working tree), run every gate the gate profile enables, append the report\n"
+      "DIR/<id>/{landing.md,landing.html,landing.json,junit.xml} and update DIR/index.md.\n"
+      "Progress on stderr; the report folder and the verdict on stdout."};
+  RunOptions run;
+  auto opts = cli::command_options("run options");
+  cli::add_revision_options(opts, run);
+  cli::add_reports_option(opts, run, "reports folder, the ledger (default <repo>/reports)");
+  cli::add_repo_option(opts, run);
+  cli::add_cache_options(opts, run);
+  cli::add_quiet_option(opts, run);
+  const auto vm = cli::parse_command(help, opts, argc, argv, false);
+  if (!vm) return kExitPass;
+  require_revisions(*vm);
+  return landing_run(run);
+}
+
+int cmd_gate(int argc, char** argv) {
+  const cli::CommandHelp help{
+      "gate",
+      "landing gate NAME... --baseline REV --candidate REV|WORKTREE [--gates PROFILE] [--out DIR]\n"
+      "       landing gate NAME... --baseline-build DIR --candidate-build DIR [--baseline-id ID --candidate-id ID]",
+      "Run the named gates alone (parity, accuracy, greedy, ptxas, suite, timing, ab); each result\n"
+      "goes to DIR/gates/NAME.json (default .landing/results/<candidate id>/), to be joined to a\n"
+      "report with `landing import DIR`. With --baseline-build/--candidate-build the gates run on\n"
+      "builds made elsewhere (a GPU host with a copy of the tree but no git): the ids default to\n"
+      "the commits the binaries report; the gate profile is read as a plain file."};
+  RunOptions run;
+  auto opts = cli::command_options("gate options");
+  cli::add_revision_options(opts, run);
+  cli::add_prebuilt_options(opts, run);
+  cli::add_reports_option(opts, run, "results folder (default .landing/results/<candidate id>)");
+  cli::add_repo_option(opts, run);
+  cli::add_cache_options(opts, run);
+  cli::add_quiet_option(opts, run);
+  const auto vm = cli::parse_command(help, opts, argc, argv, true);
+  if (!vm) return kExitPass;
+  run.only = cli::positional(*vm);
+  if (run.only.empty()) throw cli::UsageError("which gate? (landing gate NAME...)");
+  cli::check_gate_names(run.only);
+  const bool prebuilt = vm->count("baseline-build") || vm->count("candidate-build");
+  if (prebuilt) {
+    if (!vm->count("baseline-build") || !vm->count("candidate-build"))
+      throw cli::UsageError("--baseline-build and --candidate-build go together");
+    if (vm->count("baseline") || vm->count("candidate"))
+      throw cli::UsageError("give revisions to build (--baseline/--candidate) or builds made elsewhere "
+                            "(--baseline-build/--candidate-build), not both");
+  } else {
+    if (vm->count("baseline-id") || vm->count("candidate-id"))
+      throw cli::UsageError("--baseline-id/--candidate-id go with --baseline-build/--candidate-build");
+    require_revisions(*vm);
+  }
+  return landing_gate(run);
+}
+
+}  // namespace pfx::gates
