@@ -36,6 +36,9 @@ int cmd_version(bool json) {
       {"hash", "fnv1a64"},
       // `logits --dump-residual DIR`: DIR/blk.N.posP.npy, float32 [tokens, n_embd] per layer.
       {"residual_dump", contract::kResidualDumpLayout},
+      // `bench -o FORMAT` (llama-bench's formats and columns) and `bench --backend` (cpu: the reference).
+      {"bench_formats", {"md", "json", "jsonl", "csv", "sql"}},
+      {"bench_backends", backends},
   };
   std::cout << j.dump() << "\n";
   return kOk;
