@@ -65,9 +65,12 @@ std::string profile_text(const fs::path& repo, const std::string& rev, const std
 }
 
 std::string reproduce_command(const RunOptions& opt, const std::string& gate, const Build& base, const Build& cand) {
+  // The build folders as they were given (relative to where landing ran), never this machine's
+  // absolute paths.
   if (!opt.candidate_build.empty())
-    return "landing gate " + gate + " --baseline-build " + base.dir.string() + " --candidate-build " + cand.dir.string() +
-           " --baseline-id " + base.id + " --candidate-id " + cand.id + " --gates " + opt.gates_profile;
+    return "landing gate " + gate + " --baseline-build " + opt.baseline_build.string() + " --candidate-build " +
+           opt.candidate_build.string() + " --baseline-id " + base.id + " --candidate-id " + cand.id + " --gates " +
+           opt.gates_profile;
   return "landing gate " + gate + " --baseline " + base.sha.substr(0, 12) + " --candidate " +
          (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile;
 }
