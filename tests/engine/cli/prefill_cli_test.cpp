@@ -81,9 +81,9 @@ TEST(PrefillCli, GemmFlagIsCheckedBeforeAnyGpuWork) {
   const std::string m = " --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,2";
   const fs::path out = temp("gemm.npy");
   // Off the fast path the flag is an error, not silently ignored.
-  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --gemm fused").code, 2);
-  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --backend cuda --path generic --gemm fused").code, 2);
-  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --backend cuda --gemm no-such-variant").code, 2);
+  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --gemm fused").code, 4);
+  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --backend cuda --path generic --gemm fused").code, 4);
+  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --backend cuda --gemm no-such-variant").code, 4);
   // A known variant runs (0) or reports the GPU unavailable (3).
   const int code = run_prefill("logits" + m + " --out " + out.string() + " --force --backend cuda --gemm fused").code;
   EXPECT_TRUE(code == 0 || code == 3) << "exit " << code;
