@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "quant/blocks.h"
 #include "quant/dequant.h"
@@ -375,6 +377,15 @@ void quantize_row(Type type, const float* src, void* dst, int64_t n) {
   if (!tr.can_quantize) fail("quantize: tensor type ", tr.name, " is not supported (no quantizer)");
   if (n < 0 || n % tr.block_size != 0) {
     fail("quantize: ", n, " elements is not a multiple of the ", tr.name, " block size ", tr.block_size);
+  }
+  // Blocks are stored through typed pointers: a destination not aligned for them is written via
+  // an aligned buffer (see dequantize_row).
+  if (reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(element_alignment(type)) != 0) {
+    const size_t bytes = static_cast<size_t>(row_bytes(type, n));
+    std::vector<uint64_t> aligned((bytes + 7) / 8);
+    quantize_row(type, src, aligned.data(), n);
+    std::memcpy(dst, aligned.data(), bytes);
+    return;
   }
   const int64_t nb = n / tr.block_size;
   switch (type) {

@@ -105,6 +105,21 @@ Type parse_type(std::string_view name) {
   fail("quant: unknown tensor type name '", name, "' (expected a ggml name such as f32, f16, q8_0, q4_K, q6_K)");
 }
 
+int64_t element_alignment(Type t) {
+  switch (t) {
+    case Type::F32:
+    case Type::I32:
+    case Type::Q8_K: return 4;  // float / int32 fields
+    case Type::I64:
+    case Type::F64: return 8;
+    case Type::I8:
+    case Type::MXFP4: return 1;  // bytes only (mxfp4's scale is an e8m0 byte)
+    default: break;
+  }
+  (void)traits(t);  // throws for a value outside the enum
+  return 2;  // f16, bf16, i16 and the blocks with fp16 (ggml_half) scales; an upper bound for the rest
+}
+
 int64_t row_bytes(Type t, int64_t n_per_row) {
   const TypeTraits& tr = traits(t);
   if (n_per_row < 0 || n_per_row % tr.block_size != 0) {

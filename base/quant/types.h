@@ -71,6 +71,11 @@ std::string describe_type_id(uint32_t ggml_type_id);
 // Parses ggml's names case-insensitively ("q4_k", "Q6_K", "f16"); throws pfx::Error if unknown.
 Type parse_type(std::string_view name);
 
+// Alignment in bytes that typed loads of t's elements or blocks need: alignof of the element type
+// or block struct (f32 4, f16/bf16 2, blocks with fp16 scales 2, q8_K 4, i64/f64 8, ...). A
+// tensor whose data starts at a multiple of it can be read through typed pointers.
+int64_t element_alignment(Type t);
+
 // Bytes of one row of n_per_row elements. Throws pfx::Error if n_per_row is negative or not a
 // multiple of the block size, or if the byte count would overflow int64.
 int64_t row_bytes(Type t, int64_t n_per_row);

@@ -1,12 +1,17 @@
+// .npy read/write (see npy.h): the header parsed with every count bounded by the file, writes
+// crash-safe through AtomicFile.
 #include "util/npy.h"
 
 #include <cstring>
 #include <fstream>
-#include <numeric>
+#include <optional>
 #include <regex>
 #include <string>
 
+#include "util/atomic_file.h"
+#include "util/checked.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx {
 
@@ -29,7 +34,11 @@ NpyArray read_npy(const std::filesystem::path& path) {
   } else {
     fail(path.string(), ": offset 6: unsupported .npy version ", major, " (expected 1, 2 or 3)");
   }
-  if (header_len > (1u << 20)) fail(path.string(), ": header length ", header_len, " is implausible");
+  // numpy itself refuses headers past 10000 bytes (max_header_size); so do we, which also keeps
+  // the recursive std::regex matching below far from the stack's limit.
+  constexpr uint32_t kMaxHeaderBytes = 10000;
+  if (header_len > kMaxHeaderBytes)
+    fail(path.string(), ": offset 8: header length ", header_len, " exceeds ", kMaxHeaderBytes, " bytes (numpy's limit)");
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) fail(path.string(), ": truncated header");
 
@@ -38,7 +47,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
     fail(path.string(), ": header has no 'descr'");
   const std::string descr = m[1];
   if (descr != "<f4" && descr != "<f8")
-    fail(path.string(), ": dtype '", descr, "' unsupported (expected '<f4' or '<f8')");
+    fail(path.string(), ": dtype ", quote_untrusted(descr), " unsupported (expected '<f4' or '<f8')");
   if (std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*True")))
     fail(path.string(), ": fortran_order arrays are unsupported (expected C order)");
   if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
@@ -47,12 +56,26 @@ NpyArray read_npy(const std::filesystem::path& path) {
   NpyArray arr;
   const std::string dims = m[1];
   std::regex num("[0-9]+");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it)
-    arr.shape.push_back(std::stoll(it->str()));
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it) {
+    std::optional<int64_t> d = 0;
+    for (const char c : it->str()) {
+      if (d) d = checked_mul<int64_t>(*d, 10);
+      if (d) d = checked_add<int64_t>(*d, c - '0');
+    }
+    if (!d) fail(path.string(), ": header: shape dimension ", it->str(), " does not fit a 64-bit count");
+    arr.shape.push_back(*d);
+  }
+  // The data must be in the file: bound the element count by the bytes left before allocating.
+  const int64_t elem_bytes = descr == "<f4" ? 4 : 8;
+  const int64_t header_end = static_cast<int64_t>(in.tellg());
+  const int64_t data_bytes = static_cast<int64_t>(std::filesystem::file_size(path)) - header_end;
   int64_t count = 1;
   for (int64_t d : arr.shape) {
-    if (d < 0 || (d > 0 && count > (int64_t(1) << 40) / d)) fail(path.string(), ": shape too large");
-    count *= d;
+    const auto next = checked_mul<int64_t>(count, d);
+    if (!next || *next > data_bytes / elem_bytes)
+      fail(path.string(), ": shape ", quote_untrusted("(" + dims + ")"), " needs more data than the ", data_bytes,
+           " bytes after the header (expected ", elem_bytes, " bytes per element)");
+    count = *next;
   }
   arr.data.resize(static_cast<size_t>(count));
   if (descr == "<f4") {
@@ -69,7 +92,6 @@ NpyArray read_npy(const std::filesystem::path& path) {
 
 void write_npy(const std::filesystem::path& path, const float* data, const std::vector<int64_t>& shape,
                bool overwrite) {
-  if (!overwrite && std::filesystem::exists(path)) fail(path.string(), ": exists; refusing to overwrite");
   std::string dims;
   for (size_t i = 0; i < shape.size(); ++i) dims += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");
   if (!shape.empty() && shape.size() > 1 && dims.back() == ',') dims.pop_back();
@@ -77,16 +99,19 @@ void write_npy(const std::filesystem::path& path, const float* data, const std::
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path.string(), ": cannot open for writing");
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) fail(path.string(), ": cannot write a negative dimension ", d);
+    count = mul_or_fail<int64_t>(count, d, path.string(), ": element count");
+  }
+  AtomicFile out(path, overwrite ? Replace::Allow : Replace::Refuse);
   out.write("\x93NUMPY\x01\x00", 8);
   const uint16_t hl = static_cast<uint16_t>(header.size());
   const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
   out.write(hb, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  const int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
-  out.write(reinterpret_cast<const char*>(data), count * 4);
-  if (!out) fail(path.string(), ": write failed");
+  out.write(header);
+  out.write(data, static_cast<size_t>(mul_or_fail<int64_t>(count, 4, path.string(), ": byte count")));
+  out.commit();
 }
 
 }  // namespace pfx

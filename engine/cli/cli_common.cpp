@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "cpu/cpu_backend.h"
+#include "model/checks.h"
 #include "tokenizer/spm.h"
 #include "tokenizer/vocab.h"
 #include "util/error.h"
+#include "util/escape.h"
 #ifdef PFX_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -44,8 +46,9 @@ void add_prompt_options(po::options_description& opts) {
       ("no-bos", po::bool_switch(), "do not prepend BOS to --text");
 }
 
-std::vector<int32_t> parse_token_list(const std::string& csv) {
-  std::vector<int32_t> ids;
+std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& flag, int64_t lo, int64_t hi,
+                                    const std::string& expected) {
+  std::vector<int64_t> out;
   std::stringstream ss(csv);
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -57,11 +60,18 @@ std::vector<int32_t> parse_token_list(const std::string& csv) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || v < 0 || v > INT32_MAX)
-      throw UsageError("--tokens: '" + item + "' is not a token id (expected non-negative integers, comma separated)");
-    ids.push_back(static_cast<int32_t>(v));
+    if (used != item.size() || v < lo || v > hi)
+      throw UsageError(flag + ": " + quote_untrusted(item) + " is not " + expected + " (expected integers in [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "], comma separated)");
+    out.push_back(v);
   }
-  if (ids.empty()) throw UsageError("--tokens: no token ids given");
+  if (out.empty()) throw UsageError(flag + ": no values given");
+  return out;
+}
+
+std::vector<int32_t> parse_token_list(const std::string& csv) {
+  std::vector<int32_t> ids;
+  for (const int64_t v : parse_int_list(csv, "--tokens", 0, INT32_MAX, "a token id")) ids.push_back(static_cast<int32_t>(v));
   return ids;
 }
 
@@ -141,6 +151,8 @@ BackendChoice backend_choice(const po::variables_map& vm) {
 }
 
 std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx) {
+  model::check_context_length(model, max_ctx, "the prompt and the tokens to generate");
+  warn_nonfinite_weights(model);
   if (choice.backend == "cpu") return std::make_unique<cpu::CpuBackend>(model, max_ctx);
 #ifdef PFX_HAVE_CUDA
   if (!cuda::gpu_usable()) throw Unavailable("--backend cuda: no usable CUDA GPU here (" + cuda::gpu_status() + ")");
@@ -151,6 +163,10 @@ std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendCh
 #else
   throw Unavailable("--backend cuda: this build has no CUDA backend (configured without nvcc)");
 #endif
+}
+
+void warn_nonfinite_weights(const model::Model& model) {
+  for (const std::string& w : model::nonfinite_weights(model)) std::cerr << "prefill: warning: " << w << "\n";
 }
 
 std::string fnv1a64_hex(const void* data, size_t bytes) {

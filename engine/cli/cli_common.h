@@ -59,7 +59,13 @@ struct BackendChoice {
 BackendChoice backend_choice(const po::variables_map& vm);
 std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx);
 
-std::vector<int32_t> parse_token_list(const std::string& csv);
+// "1,2,3" as integers in [lo, hi]; a UsageError names `flag` and the item ("-p: '-5' is not a
+// prompt size ...") otherwise.
+std::vector<int64_t> parse_int_list(const std::string& csv, const std::string& flag, int64_t lo, int64_t hi,
+                                    const std::string& expected);
+std::vector<int32_t> parse_token_list(const std::string& csv);  // --tokens
+// Prints a warning on stderr for each weight tensor holding NaN or infinity (model/checks.h).
+void warn_nonfinite_weights(const model::Model& model);
 std::string fnv1a64_hex(const void* data, size_t bytes);
 
 // Compiled-in capabilities, for `prefill --version --json`.

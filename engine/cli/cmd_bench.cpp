@@ -27,15 +27,6 @@ namespace pfx::cli {
 
 namespace {
 
-std::vector<int64_t> parse_sizes(const std::string& csv, const char* flag) {
-  std::vector<int64_t> out;
-  for (int32_t v : parse_token_list(csv)) {
-    if (v <= 0) throw UsageError(std::string(flag) + ": sizes must be positive");
-    out.push_back(v);
-  }
-  return out;
-}
-
 std::string now_rfc3339() {
   char buf[32];
   const std::time_t t = std::time(nullptr);
@@ -133,8 +124,11 @@ int cmd_bench(int argc, char** argv) {
   if (v.count("output") && v["json"].as<bool>()) throw UsageError("give --output or --json, not both");
   const BenchFormat format = v["json"].as<bool>() ? BenchFormat::PrefillJson
                                                   : parse_bench_format(v.count("output") ? v["output"].as<std::string>() : "md");
-  const auto prompts = parse_sizes(v["n-prompt"].as<std::string>(), "--n-prompt");
-  const auto gens = v.count("n-gen") ? parse_sizes(v["n-gen"].as<std::string>(), "--n-gen") : std::vector<int64_t>{};
+  constexpr int64_t kMaxTokens = int64_t{1} << 20;
+  const auto prompts = parse_int_list(v["n-prompt"].as<std::string>(), "-p/--n-prompt", 1, kMaxTokens, "a prompt size");
+  const auto gens = v.count("n-gen") ? parse_int_list(v["n-gen"].as<std::string>(), "-n/--n-gen", 1, kMaxTokens,
+                                                      "a decode length")
+                                     : std::vector<int64_t>{};
 #ifndef PFX_HAVE_CUDA
   if (choice.backend == "cuda") throw Unavailable("bench --backend cuda: this build has no CUDA backend (configured without nvcc)");
 #else

@@ -3,12 +3,15 @@
 // Writes float32 [n_tokens, n_vocab] (logits at every prompt position) and prints a JSON summary.
 // --dump-residual also writes the residual stream after every layer (Backend::set_residual_dump)
 // into DIR, which must not exist yet or be empty: two runs' directories show where paths part.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "util/error.h"
 #include "util/npy.h"
 
 namespace pfx::cli {
@@ -49,7 +52,16 @@ int cmd_logits(int argc, char** argv) {
                       {"shape", {ids.size(), n_vocab}}, {"out", out.string()},
                       {"logits_hash", fnv1a64_hex(logits.data(), logits.size() * sizeof(float))}};
   if (!dump_dir.empty()) j["residual_dump"] = dump_dir.string();
+  // NaN or infinite logits are never a result: the file stays for inspection, the exit says error.
+  const auto bad = std::find_if(logits.begin(), logits.end(), [](float x) { return !std::isfinite(x); });
+  const int64_t n_bad = std::count_if(bad, logits.end(), [](float x) { return !std::isfinite(x); });
+  j["nonfinite_logits"] = n_bad;
   std::cout << j.dump() << "\n";
+  if (n_bad > 0) {
+    const int64_t first = bad - logits.begin();
+    fail(n_bad, " of ", logits.size(), " logits are NaN or infinite (the first at token position ", first / n_vocab,
+         ", vocab id ", first % n_vocab, ": ", *bad, "); written to ", out.string(), " for inspection");
+  }
   return kOk;
 }
 

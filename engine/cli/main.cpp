@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "greedy") return cmd_greedy(argc - 1, argv + 1);
   if (cmd == "synth") return cmd_synth(argc - 1, argv + 1);
   if (cmd == "bench") return cmd_bench(argc - 1, argv + 1);
-  std::cerr << "prefill: unknown command '" << cmd << "'\n" << kUsage;
+  std::cerr << "prefill: unknown command " << pfx::quote_untrusted(cmd) << "\n" << kUsage;
   return kUsageError;
 }
 
@@ -54,16 +55,16 @@ int main(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "prefill: usage error: " << e.what() << "\n";
+    std::cerr << "prefill: usage error: " << pfx::escape_control(e.what()) << "\n";
     return kUsageError;
   } catch (const Unavailable& e) {
-    std::cerr << "prefill: unavailable: " << e.what() << "\n";
+    std::cerr << "prefill: unavailable: " << pfx::escape_control(e.what()) << "\n";
     return kUnavailable;
   } catch (const pfx::Error& e) {
-    std::cerr << "prefill: error: " << e.what() << "\n";
+    std::cerr << "prefill: error: " << pfx::escape_control(e.what()) << "\n";
     return kRuntimeError;
   } catch (const std::exception& e) {
-    std::cerr << "prefill: internal error: " << e.what() << "\n";
+    std::cerr << "prefill: internal error: " << pfx::escape_control(e.what()) << "\n";
     return kRuntimeError;
   }
 }

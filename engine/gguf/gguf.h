@@ -1,6 +1,8 @@
 // GGUF v2/v3 reader: memory-maps a file, validates every header, KV and tensor-table field
 // before anything is used, and exposes typed metadata getters and zero-copy tensor data.
 // Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (little-endian only).
+// Opening costs O(metadata): nothing is allocated for a count before the bytes that encode it
+// are known to be in the file, and the parsed metadata may take at most kMaxMetadataBytes.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -76,6 +78,15 @@ struct Value {
   static Value of_array_of_arrays(std::vector<Value> items);
 };
 
+// Memory the parsed key-value metadata and tensor table may take (counted as the reader
+// allocates it). The largest real vocabularies (256k tokens, 300k merges) need under 16 MiB; a
+// file past this is refused, so no file, however small or crafted, costs more to open.
+constexpr uint64_t kMaxMetadataBytes = uint64_t{32} << 20;
+// Tensors a file may have. Real models have at most a few thousand (Llama 3.1 405B: 1,138;
+// DeepSeek-V3: ~1,025); the cap bounds what consumers hold per tensor (model binding keeps a
+// reference to each), which the metadata budget does not see.
+constexpr uint64_t kMaxTensors = uint64_t{1} << 16;
+
 struct TensorInfo {
   std::string name;
   std::vector<int64_t> dims;  // ggml order: dims[0] = elements per row (contiguous)
@@ -105,6 +116,8 @@ class File {
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute start of the data section
   uint64_t file_size() const { return size_; }
+  // Memory the parsed metadata and tensor table take, as charged against kMaxMetadataBytes.
+  uint64_t metadata_bytes() const { return metadata_bytes_; }
 
   // Metadata, in file order.
   bool has(std::string_view key) const { return find(key) != nullptr; }
@@ -134,7 +147,8 @@ class File {
   const TensorInfo* find_tensor(std::string_view name) const;
   // Like find_tensor but throws pfx::Error naming the file and tensor if absent.
   const TensorInfo& tensor(std::string_view name) const;
-  // Pointer into the mapping: n_bytes valid bytes, aligned to alignment() within the file.
+  // Pointer into the mapping: n_bytes valid bytes, at a multiple of alignment() (>= 8) within
+  // the file and so aligned for the type's elements (quant::element_alignment) in memory.
   const uint8_t* tensor_data(const TensorInfo& t) const;
 
  private:
@@ -148,8 +162,11 @@ class File {
   uint32_t version_ = 0;
   uint64_t alignment_ = 32;
   uint64_t data_offset_ = 0;
+  uint64_t metadata_bytes_ = 0;
   std::vector<std::pair<std::string, Value>> kv_;
   std::vector<TensorInfo> tensors_;
+  // Indices of kv_ / tensors_ sorted by name: O(log n) lookups however many entries a file has.
+  std::vector<uint32_t> kv_by_key_, tensors_by_name_;
 
   friend class Parser;
 };

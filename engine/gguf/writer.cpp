@@ -1,16 +1,12 @@
 // GGUF v3 writer: serializes the header, metadata and tensor table into memory, then streams
-// tensor data one tensor at a time into a temporary file that is renamed over the target.
+// tensor data one tensor at a time through an AtomicFile (temporary file renamed over the target).
 #include "gguf/writer.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <algorithm>
 #include <limits>
 #include <memory>
-#include <random>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace pfx::gguf {
@@ -93,20 +89,6 @@ void check_value(const std::string& key, const Value& v, int depth) {
 
 uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-// Owns the temporary file: removes it unless released after a successful rename.
-struct TempFile {
-  std::filesystem::path path;
-  std::FILE* fp = nullptr;
-  bool keep = false;
-  ~TempFile() {
-    if (fp) std::fclose(fp);
-    if (!keep) {
-      std::error_code ec;
-      std::filesystem::remove(path, ec);
-    }
-  }
-};
-
 }  // namespace
 
 void Writer::set(const std::string& key, Value v) {
@@ -114,17 +96,16 @@ void Writer::set(const std::string& key, Value v) {
   if (key == "general.alignment") {
     if (v.type != ValueType::UINT32) fail("gguf writer: general.alignment must be a uint32, got ", v.type_string());
     const uint64_t a = v.u;
-    if (a == 0 || (a & (a - 1)) != 0 || a > (uint64_t{1} << 30)) {
-      fail("gguf writer: general.alignment ", a, " is not a power of two in 1..2^30");
+    if (a < 8 || (a & (a - 1)) != 0 || a > (uint64_t{1} << 30)) {
+      fail("gguf writer: general.alignment ", a, " is not a power of two in 8..2^30 (GGUF requires a multiple of 8)");
     }
     alignment_ = static_cast<uint32_t>(a);
   }
-  for (auto& [k, old] : kv_) {
-    if (k == key) {
-      old = std::move(v);
-      return;
-    }
+  if (const auto it = kv_index_.find(key); it != kv_index_.end()) {
+    kv_[it->second].second = std::move(v);
+    return;
   }
+  kv_index_.emplace(key, kv_.size());
   kv_.emplace_back(key, std::move(v));
 }
 
@@ -132,6 +113,8 @@ void Writer::set_alignment(uint32_t alignment) {
   if (alignment == 32) {
     alignment_ = 32;
     std::erase_if(kv_, [](const auto& kv) { return kv.first == "general.alignment"; });
+    kv_index_.clear();
+    for (size_t i = 0; i < kv_.size(); ++i) kv_index_.emplace(kv_[i].first, i);
     return;
   }
   set_u32("general.alignment", alignment);
@@ -139,9 +122,7 @@ void Writer::set_alignment(uint32_t alignment) {
 
 void Writer::add_tensor(std::string name, std::vector<int64_t> dims, quant::Type type,
                         std::function<void(uint8_t* dst)> fill) {
-  for (const auto& t : tensors_) {
-    if (t.info.name == name) fail("gguf writer: duplicate tensor name '", name, "'");
-  }
+  if (tensor_names_.count(name)) fail("gguf writer: duplicate tensor name '", name, "'");
   if (dims.size() > 4) fail("gguf writer: tensor '", name, "': ", dims.size(), " dims (expected at most 4)");
   const quant::TypeTraits* tr = quant::traits(static_cast<uint32_t>(type));
   if (!tr) fail("gguf writer: tensor '", name, "': ", quant::describe_type_id(static_cast<uint32_t>(type)), " is not a valid type");
@@ -162,6 +143,7 @@ void Writer::add_tensor(std::string name, std::vector<int64_t> dims, quant::Type
   }
   info.n_bytes = info.rows() * rb;
   if (!fill) fail("gguf writer: tensor '", info.name, "': no fill callback");
+  tensor_names_.insert(info.name);
   tensors_.push_back({std::move(info), std::move(fill)});
 }
 
@@ -191,28 +173,19 @@ void Writer::write(const std::filesystem::path& path) {
     head.put<uint64_t>(t.info.offset);
   }
 
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  TempFile tmp;
-  std::random_device rd;
-  tmp.path = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()));
-  tmp.fp = std::fopen(tmp.path.c_str(), "wb");
-  if (!tmp.fp) fail(path.string(), ": cannot create temporary file ", tmp.path.string(), ": ", std::strerror(errno));
-  std::setvbuf(tmp.fp, nullptr, _IOFBF, 1 << 20);
-
-  uint64_t written = 0;
-  auto put = [&](const void* p, size_t n) {
-    if (n && std::fwrite(p, 1, n, tmp.fp) != n) {
-      fail(path.string(), ": write failed at byte offset ", written, ": ", std::strerror(errno));
-    }
-    written += n;
-  };
+  // Crash-safe: a unique temporary file beside the target, every write checked, fsync, rename,
+  // fsync of the folder (util/atomic_file.h); on any failure the target is untouched.
+  AtomicFile out(path);
+  auto put = [&](const void* p, size_t n) { out.write(p, n); };
   const std::vector<uint8_t> zeros(alignment_, 0);
   auto pad_to = [&](uint64_t target) {
-    while (written < target) put(zeros.data(), static_cast<size_t>(std::min<uint64_t>(target - written, zeros.size())));
+    while (out.bytes_written() < target) {
+      put(zeros.data(), static_cast<size_t>(std::min<uint64_t>(target - out.bytes_written(), zeros.size())));
+    }
   };
 
   put(head.data().data(), head.size());
-  const uint64_t data_offset = align_up(written, alignment_);
+  const uint64_t data_offset = align_up(out.bytes_written(), alignment_);
   pad_to(data_offset);
 
   int64_t max_bytes = 0;
@@ -228,18 +201,8 @@ void Writer::write(const std::filesystem::path& path) {
     put(buf.get(), static_cast<size_t>(t.info.n_bytes));
   }
   // Pad the end too, so the data section is a whole number of alignment units (as gguf-py does).
-  pad_to(align_up(written, alignment_));
-
-  if (std::fflush(tmp.fp) != 0 || ::fsync(::fileno(tmp.fp)) != 0) {
-    fail(path.string(), ": flushing ", tmp.path.string(), " failed: ", std::strerror(errno));
-  }
-  const int rc = std::fclose(tmp.fp);
-  tmp.fp = nullptr;
-  if (rc != 0) fail(path.string(), ": closing ", tmp.path.string(), " failed: ", std::strerror(errno));
-  std::error_code ec;
-  std::filesystem::rename(tmp.path, path, ec);
-  if (ec) fail(path.string(), ": renaming the temporary file into place failed: ", ec.message());
-  tmp.keep = true;
+  pad_to(align_up(out.bytes_written(), alignment_));
+  out.commit();
 }
 
 }  // namespace pfx::gguf

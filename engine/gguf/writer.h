@@ -1,5 +1,5 @@
-// GGUF v3 writer: metadata and tensors in, a complete file out (written to a temporary file in
-// the target's directory, then renamed, so a failed write never leaves a partial file).
+// GGUF v3 writer: metadata and tensors in, a complete file out (written crash-safely through
+// util/atomic_file.h, so a failed write never leaves a partial file or harms an existing one).
 // Streams: tensors are produced one at a time by fill callbacks, so multi-GB files need only
 // one tensor's bytes in memory.
 #pragma once
@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -44,7 +46,7 @@ class Writer {
   void add_tensor(std::string name, std::vector<int64_t> dims, quant::Type type,
                   std::function<void(uint8_t* dst)> fill);
 
-  // Alignment of tensor data (power of two); default 32, or the value set as
+  // Alignment of tensor data (a power of two >= 8); default 32, or the value set as
   // general.alignment (a uint32). Written as general.alignment only if it is not 32.
   void set_alignment(uint32_t alignment);
 
@@ -59,7 +61,9 @@ class Writer {
     std::function<void(uint8_t*)> fill;
   };
   std::vector<std::pair<std::string, Value>> kv_;
+  std::unordered_map<std::string, size_t> kv_index_;  // key -> index in kv_
   std::vector<PendingTensor> tensors_;
+  std::unordered_set<std::string> tensor_names_;
   uint32_t alignment_ = 32;
 };
 

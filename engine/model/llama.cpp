@@ -3,7 +3,9 @@
 
 #include <sstream>
 
+#include "model/checks.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx::model {
 namespace {
@@ -50,7 +52,7 @@ LlamaConfig read_llama_config(const gguf::File& f) {
   LlamaConfig c;
   c.arch = f.get_string("general.architecture");
   if (c.arch != "llama")
-    fail(file, ": general.architecture is '", c.arch, "'; only 'llama' is supported");
+    fail(file, ": general.architecture is ", quote_untrusted(c.arch), "; only 'llama' is supported");
   const std::string a = c.arch + ".";
 
   c.n_embd = positive(f, a + "embedding_length", f.get_uint(a + "embedding_length"));
@@ -60,8 +62,8 @@ LlamaConfig read_llama_config(const gguf::File& f) {
                          f.get_uint_or(a + "attention.head_count_kv", static_cast<uint64_t>(c.n_head)));
   c.n_ff = positive(f, a + "feed_forward_length", f.get_uint(a + "feed_forward_length"));
   c.n_ctx_train = positive(f, a + "context_length", f.get_uint(a + "context_length"));
-  c.rms_eps = static_cast<float>(f.get_float(a + "attention.layer_norm_rms_epsilon"));
-  c.rope_freq_base = static_cast<float>(f.get_float_or(a + "rope.freq_base", 10000.0));
+  c.rms_eps = float_key(f, a + "attention.layer_norm_rms_epsilon");
+  c.rope_freq_base = float_key(f, a + "rope.freq_base", 10000.0);
 
   if (c.n_head % c.n_head_kv != 0)
     fail(file, ": ", a, "attention.head_count (", c.n_head, ") must be a multiple of ", a,
@@ -82,9 +84,6 @@ LlamaConfig read_llama_config(const gguf::File& f) {
   if (c.n_rot <= 0 || c.n_rot > c.head_dim || c.n_rot % 2 != 0)
     fail(file, ": ", a, "rope.dimension_count is ", c.n_rot, "; expected an even number in [2, head_dim = ",
          c.head_dim, "]");
-  if (!(c.rms_eps > 0.0f) || !(c.rope_freq_base > 0.0f))
-    fail(file, ": ", a, "attention.layer_norm_rms_epsilon and ", a, "rope.freq_base must be positive (found ",
-         c.rms_eps, ", ", c.rope_freq_base, ")");
   // RoPE scaling changes the rotation angles; the reference implements plain llama RoPE only.
   if (f.has(a + "rope.scaling.type")) {
     const std::string type = f.get_string(a + "rope.scaling.type");
@@ -103,6 +102,7 @@ LlamaConfig read_llama_config(const gguf::File& f) {
       fail(file, ": tokenizer.ggml.tokens has ", tokens->array_size(), " entries but token_embd.weight has ",
            c.n_vocab, " rows; expected equal");
   }
+  check_config(f, c);  // every count and value against what the file holds, before any allocation
   return c;
 }
 

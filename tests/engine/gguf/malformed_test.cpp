@@ -5,38 +5,23 @@
 
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <optional>
 
 #include "engine/gguf/python_runner.h"
+#include "engine/gguf/raw_bytes.h"
 #include "gguf/gguf.h"
 #include "gguf/writer.h"
 #include "quant/types.h"
 #include "util/error.h"
+#include "util/fixtures.h"
 
 namespace fs = std::filesystem;
 using pfx::gguf::File;
 
 namespace {
 
-class Bytes {
- public:
-  template <class T>
-  Bytes& put(T v) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&v);
-    b.insert(b.end(), p, p + sizeof v);
-    return *this;
-  }
-  Bytes& str(const std::string& s) {
-    put<uint64_t>(s.size());
-    b.insert(b.end(), s.begin(), s.end());
-    return *this;
-  }
-  std::vector<uint8_t> b;
-};
-
-// GGUF type ids used below.
-constexpr uint32_t kU32 = 4, kF32v = 6, kBool = 7, kString = 8, kArray = 9;
-constexpr uint32_t kTypeF32 = 0, kTypeQ8_0 = 8, kTypeQ4_K = 12;
+using namespace pfx::test;  // the type ids of raw_bytes.h
 
 struct TensorSpec {
   std::string name;
@@ -349,4 +334,89 @@ TEST_F(Malformed, NotARegularFile) {
   } catch (const pfx::Error& e) {
     EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
   }
+}
+
+// Issue 12, item 2: GGUF requires general.alignment to be a multiple of 8; 1, 2 and 4 used to be
+// accepted and the mapping then read as float* at odd addresses.
+TEST_F(Malformed, AlignmentBelowEightIsRefused) {
+  for (const uint32_t a : {1u, 2u, 4u}) {
+    Spec s;
+    s.alignment = a;
+    s.kv_u32("general.alignment", a);
+    expect_error("alignment_" + std::to_string(a), s.build(),
+                 {"general.alignment", "value " + std::to_string(a), "power of two in 8..2^30", "multiple of 8"});
+  }
+  Spec eight;
+  eight.alignment = 8;
+  eight.kv_u32("general.alignment", 8);
+  const File f = File::open(write("alignment_8.gguf", eight.build()));
+  EXPECT_EQ(f.alignment(), 8u);
+  for (const auto& t : f.tensors()) {
+    const auto addr = reinterpret_cast<uintptr_t>(f.tensor_data(t));
+    EXPECT_EQ(addr % static_cast<uintptr_t>(pfx::quant::element_alignment(t.type)), 0u) << t.name;
+  }
+}
+
+// Issue 12, item 1: a row of 2^62 f32 elements is 2^64 bytes; the product used to wrap to 0 and the
+// tensor was accepted with n_bytes 0 (and `prefill info` printed negative parameter counts).
+TEST_F(Malformed, RowByteSizeOverflowIsRefused) {
+  Spec s;
+  s.tensors[0].dims = {uint64_t{1} << 62};
+  expect_error("row_bytes_wrap", s.build(), {"'a.weight'", "byte size overflows int64"});
+}
+
+// The parsed metadata is budgeted: a small file cannot make the reader allocate without bound.
+// 2.5 million empty strings are 20 MB in the file, 80 MB as std::string: refused, at an offset.
+TEST_F(Malformed, MetadataMemoryIsBudgeted) {
+  Spec s;
+  Bytes arr;
+  const uint64_t n = 2'500'000;
+  arr.put<uint32_t>(kString).put<uint64_t>(n);
+  arr.b.resize(arr.b.size() + n * 8, 0);  // n empty strings: 8-byte zero lengths
+  s.kv_raw("tokenizer.ggml.tokens2", kArray, arr.b);
+  expect_error("string_bomb", s.build(), {"byte offset", "more than 32 MiB of memory once parsed"});
+  // Many tiny key-value pairs: ~13 bytes each in the file, ~180 in memory.
+  Spec kv;
+  for (int k = 0; k < 250'000; ++k) {
+    Bytes one;
+    one.str("k" + std::to_string(k)).put<uint32_t>(0).put<uint8_t>(0);
+    kv.kvs.push_back(one.b);
+  }
+  expect_error("kv_bomb", kv.build(), {"more than 32 MiB"});
+}
+
+// The largest real vocabulary in the fixtures (Llama 3: 128,256 tokens, 280,147 merges) takes
+// well under half the budget.
+TEST_F(Malformed, RealVocabulariesFitTheBudgetWithRoom) {
+  const fs::path p = pfx::fixtures_dir() / "vocab" / "ggml-vocab-llama-bpe.gguf";
+  ASSERT_TRUE(fs::exists(p)) << p;
+  const File f = File::open(p);
+  std::cout << p.filename().string() << ": " << f.metadata_bytes() << " bytes of parsed metadata\n";
+  EXPECT_LT(f.metadata_bytes(), pfx::gguf::kMaxMetadataBytes / 2) << f.metadata_bytes();
+  EXPECT_GT(f.metadata_bytes(), 280'147u * 32) << "the budget must count the strings it holds";
+}
+
+// Names from the file are shown escaped: no terminal control bytes reach the message.
+TEST_F(Malformed, NamesInMessagesAreEscaped) {
+  Spec s;
+  s.tensors[0].name = std::string("evil\x1b]0;owned\x07\n", 15);
+  s.tensors[2].name = s.tensors[0].name;
+  const fs::path p = write("escaped.gguf", s.build());
+  try {
+    (void)File::open(p);
+    FAIL() << "expected an error";
+  } catch (const pfx::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'evil\\x1b]0;owned\\x07\\x0a'"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\x1b'), std::string::npos);
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(Malformed, TensorCountPastTheLimitIsRefused) {
+  Spec s;
+  s.n_tensors = pfx::gguf::kMaxTensors + 1;
+  auto bytes = s.build();
+  bytes.resize(bytes.size() + (pfx::gguf::kMaxTensors + 1) * 24, 0);  // room enough to fit the count
+  expect_error("tensor_limit", bytes, {"byte offset 8", "tensor count 65537 exceeds the reader's limit of 65536"});
 }
