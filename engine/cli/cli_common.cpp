@@ -152,12 +152,15 @@ BackendChoice backend_choice(const po::variables_map& vm) {
 
 std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx) {
   model::check_context_length(model, max_ctx, "the prompt and the tokens to generate");
-  warn_nonfinite_weights(model);
-  if (choice.backend == "cpu") return std::make_unique<cpu::CpuBackend>(model, max_ctx);
+  if (choice.backend == "cpu") {
+    warn_nonfinite_weights(model);
+    return std::make_unique<cpu::CpuBackend>(model, max_ctx);
+  }
 #ifdef PFX_HAVE_CUDA
   if (!cuda::gpu_usable()) throw Unavailable("--backend cuda: no usable CUDA GPU here (" + cuda::gpu_status() + ")");
   const auto gemm = choice.gemm.empty() ? std::optional(cuda::kDefaultFastGemm) : cuda::parse_fast_gemm(choice.gemm);
   if (!gemm) throw UsageError("--gemm: '" + choice.gemm + "' is not a GEMM variant");
+  warn_nonfinite_weights(model);  // once the backend will run: it reads every weight anyway
   return std::make_unique<cuda::CudaBackend>(model, choice.path == "fast" ? cuda::Path::Fast : cuda::Path::Generic,
                                              max_ctx, *gemm);
 #else
