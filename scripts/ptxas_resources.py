@@ -13,7 +13,7 @@ Two sub-commands, both run by kernels/CMakeLists.txt:
       Parses the captured reports of the given sources, joins each kernel entry with its launch
       shape (threads per block, dynamic shared memory) registered next to the kernel
       (kernels/launch_info.h), and writes kernel-resources.json (schema kernel-resources/1,
-      PREFILL_CLI.md) and kernel-resources.ptxas.txt (the raw reports, one section per source).
+      docs/prefill-cli.md) and kernel-resources.ptxas.txt (the raw reports, one section per source).
 
 A kernel without a registered launch shape gets null threads_per_block / dynamic_smem_bytes and a
 warning; a registered name that matches no compiled kernel (a typo) is an error.

@@ -1,5 +1,6 @@
 // Shared pieces of the `prefill` subcommands: exit codes, option parsing helpers, prompt input,
-// backend selection, hashes. The contract is documented in README.md, section "CLI: prefill".
+// backend selection, hashes. The contract with the gates: docs/prefill-cli.md and
+// base/contract/prefill_cli.h.
 #pragma once
 #include <boost/program_options.hpp>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "contract/exit_codes.h"
+#include "contract/prefill_cli.h"
 #include "model/backend.h"
 #include "model/llama.h"
 

@@ -1,4 +1,5 @@
-// prefill info --model M [--json]: architecture, shapes, tensor-type histogram, vocabulary.
+// prefill info --model M [--json]: architecture, shapes, tensor-type histogram, vocabulary; with
+// --json also every tensor (name, type, dims, bytes: docs/prefill-cli.md).
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,11 @@ int cmd_info(int argc, char** argv) {
       {"output_tied", model.weights().output_tied}, {"n_tensors", model.file().tensors().size()},
       {"parameters", total_params}, {"tensor_bytes", total_bytes}};
   for (const auto& [type, h] : histogram) j["tensor_types"][type] = {{"tensors", h.first}, {"bytes", h.second}};
+  namespace f = contract::field;
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : model.file().tensors())
+    tensors.push_back({{f::kTensorName, t.name}, {"type", quant::type_name(t.type)}, {f::kTensorDims, t.dims}, {f::kTensorBytes, t.n_bytes}});
+  j[f::kTensors] = tensors;
   if ((*vm)["json"].as<bool>()) {
     std::cout << j.dump(2) << "\n";
     return kOk;

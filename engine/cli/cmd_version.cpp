@@ -23,22 +23,25 @@ int cmd_version(bool json) {
   j["version"] = PFX_VERSION;
   j["commit"] = PFX_GIT_COMMIT;
   j["dirty"] = PFX_GIT_DIRTY;
+  namespace cap = contract::capability;  // names and meanings: docs/prefill-cli.md
   j["capabilities"] = {
-      {"subcommands", {"info", "tokenize", "logits", "greedy", "synth", "bench"}},
-      {"backends", backends},
-      {"paths", cuda ? nlohmann::json{"fast", "generic"} : nlohmann::json::array()},
+      {cap::kSubcommands, {"info", "tokenize", "logits", "greedy", "synth", "bench"}},
+      {cap::kBackends, backends},
+      {cap::kPaths, cuda ? nlohmann::json{"fast", "generic"} : nlohmann::json::array()},
       // `--gemm NAME` on logits/greedy/bench (--backend cuda --path fast): every prefill GEMM
       // variant the dispatcher can run, the default first.
-      {"gemm_variants", gemm_variants()},
-      {"cuda_compiled", cuda},
-      {"kernel_resources", cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
-      {"logits_format", "npy-f32"},
-      {"hash", "fnv1a64"},
+      {cap::kGemmVariants, gemm_variants()},
+      {cap::kCudaCompiled, cuda},
+      {cap::kKernelResources, cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
+      {cap::kLogitsFormat, "npy-f32"},
+      {cap::kHash, "fnv1a64"},
       // `logits --dump-residual DIR`: DIR/blk.N.posP.npy, float32 [tokens, n_embd] per layer.
-      {"residual_dump", contract::kResidualDumpLayout},
+      {cap::kResidualDump, contract::kResidualDumpLayout},
       // `bench -o FORMAT` (llama-bench's formats and columns) and `bench --backend` (cpu: the reference).
-      {"bench_formats", {"md", "json", "jsonl", "csv", "sql"}},
-      {"bench_backends", backends},
+      {cap::kBenchFormats, {"md", "json", "jsonl", "csv", "sql"}},
+      {cap::kBenchBackends, backends},
+      // `info --json` lists every tensor with its bytes (the timing gate's GB/s per role).
+      {cap::kInfoTensors, true},
   };
   std::cout << j.dump() << "\n";
   return kOk;

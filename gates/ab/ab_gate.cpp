@@ -1,9 +1,12 @@
 // A/B gate (see ab_gate.h).
 #include "ab/ab_gate.h"
 
+#include "contract/prefill_cli.h"
+
 #include <cmath>
 #include <optional>
 
+#include "ab/ab_report.h"
 #include "core/format.h"
 #include "core/gpu_monitor.h"
 
@@ -58,8 +61,8 @@ class Bencher {
     s.wall_s = call.process.wall_s;
     if (!s.gpu_sampled) s.min_clock = 0;
     const std::string test = "pp" + std::to_string(prompt_);
-    for (const auto& res : call.output.value("results", json::array()))
-      if (res.value("test", "") == test) s.raw = res;
+    for (const auto& res : call.output.value(contract::field::kResults, json::array()))
+      if (res.value(contract::field::kTest, "") == test) s.raw = res;
     if (s.raw.is_null()) {
       call.outcome = RunOutcome::BadOutput;
       call.reason = "bench JSON has no result for test " + test;
@@ -67,17 +70,17 @@ class Bencher {
     }
     // The sample is the median of the bench's own repetitions (robust to one slow rep).
     std::vector<double> reps;
-    for (const auto& v : s.raw.value("samples_tps", json::array()))
+    for (const auto& v : s.raw.value(contract::field::kSamplesTps, json::array()))
       if (v.is_number()) reps.push_back(v.get<double>());
-    s.tps = reps.empty() ? s.raw.value("mean_tps", 0.0) : median(reps);
+    s.tps = reps.empty() ? s.raw.value(contract::field::kMeanTps, 0.0) : median(reps);
     if (!std::isfinite(s.tps) || s.tps <= 0) {
       call.outcome = RunOutcome::BadOutput;
       call.reason = "bench reported tok/s " + std::to_string(s.tps) + " (NaN, inf or not positive)";
       return std::nullopt;
     }
-    if (!s.gpu_sampled && call.output.contains("device") && call.output["device"].contains("sm_clock_mhz") &&
-        call.output["device"]["sm_clock_mhz"].is_number()) {
-      s.min_clock = s.max_clock = call.output["device"]["sm_clock_mhz"].get<unsigned>();
+    const json device = call.output.value(contract::field::kDevice, json::object());
+    if (!s.gpu_sampled && device.contains(contract::field::kSmClockMhz) && device[contract::field::kSmClockMhz].is_number()) {
+      s.min_clock = s.max_clock = device[contract::field::kSmClockMhz].get<unsigned>();
     }
     return s;
   }
@@ -237,8 +240,11 @@ GateResult run_ab_gate(const GateContext& ctx) {
   r.details["throttled_pairs"] = throttled_pairs;
   r.details["effective_threshold_pct"] = threshold;
   r.details["decision"] = to_string(ab.decision);
-  r.details["headline"] = {{"metric", "pp" + std::to_string(bench.prompt()) + " tok/s"}, {"before", med_a}, {"after", med_b},
-                           {"delta_pct", (med_b / med_a - 1) * 100}};
+  AbFigures figures{"pp" + std::to_string(bench.prompt()) + " tok/s", med_a, med_b, noise,
+                    std::array<double, 2>{ab.ci_pct.lo, ab.ci_pct.hi}};
+  for (size_t i = 0; i < sa.size(); ++i) figures.pairs.push_back({sa[i].tps, sb[i].tps, sa[i].throttled() || sb[i].throttled()});
+  for (size_t i = 0; i < aa_a.size(); ++i) figures.aa.push_back({aa_a[i].tps, aa_b[i].tps});
+  add_ab_output(r, figures);
 
   const std::string ci = signed_pct(ab.ci_pct.lo) + ".." + signed_pct(ab.ci_pct.hi);
   std::string clocks = any_clock ? "SM clock " + std::to_string(clock_min) +

@@ -1,6 +1,8 @@
 // accuracy gate (see accuracy_gate.h).
 #include "accuracy/accuracy_gate.h"
 
+#include "contract/prefill_cli.h"
+
 #include "core/format.h"
 #include "core/logits_compare.h"
 
@@ -36,6 +38,12 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;
   json rows = json::array();
+  Table table;
+  table.id = "accuracy";
+  table.title = "accuracy: each path vs the float64 oracle";
+  table.columns = {{"case", "", {}}, {"path", "", {}}};
+  for (const auto& col : comparison_columns()) table.columns.push_back(col);
+  table.columns.push_back({"greedy first divergence", "", kInteger});
   double worst = -1;
   std::string worst_name;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -108,8 +116,8 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
       if (greedy_n > 0 && !cs.oracle_greedy.empty()) {
         const int n = static_cast<int>(std::min<long>(greedy_n, static_cast<long>(cs.oracle_greedy.size())));
         const auto g = eng.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
-        if (g.ok() && g.output.contains("generated_ids")) {
-          const auto ids = g.output["generated_ids"].get<std::vector<int>>();
+        if (g.ok() && g.output.contains(contract::field::kGeneratedIds)) {
+          const auto ids = g.output[contract::field::kGeneratedIds].get<std::vector<int>>();
           int first = -1;
           for (int k = 0; k < n; ++k)
             if (k >= static_cast<int>(ids.size()) || ids[k] != cs.oracle_greedy[k]) {
@@ -131,10 +139,19 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
         worst_name = c.name;
       }
       rows.push_back({{"case", cs.name}, {"path", label}, {"metrics", c.metrics}});
+      TableRow tr{{text_cell(cs.name), text_cell(label)}};
+      for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+      const json greedy = c.metrics.value("greedy_vs_oracle", json::object());
+      tr.cells.push_back(!greedy.contains("first_divergence") ? Cell{}
+                         : greedy["first_divergence"].is_null() ? text_cell("none")
+                                                                : number_cell(greedy["first_divergence"].get<double>()));
+      tr.check = c.name;
+      table.rows.push_back(tr);
       r.checks.push_back(c);
     }
   }
   r.details["cases"] = rows;
+  if (!table.rows.empty()) r.tables.push_back(table);
   int passed = 0;
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
   if (worst >= 0)

@@ -15,6 +15,12 @@ namespace pfx::gates {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+bool Build::has_capability(const std::string& flag) const {
+  if (!version.is_object() || !version.contains("capabilities")) return false;
+  const auto& caps = version["capabilities"];
+  return caps.contains(flag) && caps[flag].is_boolean() && caps[flag].get<bool>();
+}
+
 bool Build::has_capability(const std::string& list, const std::string& name) const {
   if (!version.is_object() || !version.contains("capabilities")) return false;
   const auto& caps = version["capabilities"];

@@ -43,6 +43,8 @@ struct Build {
 
   // True where the build's `--version --json` lists `name` under capabilities.<list>.
   bool has_capability(const std::string& list, const std::string& name) const;
+  // A boolean capability (`"info_tensors": true`); false when absent.
+  bool has_capability(const std::string& flag) const;
   bool cuda_compiled() const;
 };
 

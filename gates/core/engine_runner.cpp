@@ -1,6 +1,8 @@
 // `prefill` subprocess calls with outcome classification (see engine_runner.h).
 #include "core/engine_runner.h"
 
+#include "contract/prefill_cli.h"
+
 #include <sstream>
 
 namespace pfx::gates {
@@ -57,7 +59,7 @@ EngineCall EngineRunner::call(std::vector<std::string> args, double timeout_s, b
   } else if (p.signal) {
     c.outcome = RunOutcome::Crashed;
     c.reason = "crash: " + p.describe() + (p.tail(3).empty() ? "" : ": " + p.tail(3));
-  } else if (p.exit_code == 3) {
+  } else if (p.exit_code == contract::kExitUnavailable) {
     c.outcome = RunOutcome::Unavailable;
     c.reason = "unavailable here (exit 3)" + (p.tail(2).empty() ? "" : ": " + p.tail(2));
   } else if (p.exit_code != 0) {

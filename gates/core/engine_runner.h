@@ -1,5 +1,5 @@
 // One engine build's `prefill` binary, called as a process per the CLI contract
-// (/work/team/PREFILL_CLI.md): logits, greedy, bench, synth. Every call is classified — ok,
+// (docs/prefill-cli.md, base/contract/prefill_cli.h): logits, greedy, bench, synth, info. Every call is classified — ok,
 // unavailable here (exit 3 → the gate SKIPs), failed, crashed, hung (timeout), bad output — and
 // carries the exact command line so the report can say how to reproduce it.
 #pragma once

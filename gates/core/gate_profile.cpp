@@ -16,15 +16,6 @@ namespace pfx::gates {
 
 using nlohmann::json;
 
-const std::vector<std::string>& known_gates() {
-  static const std::vector<std::string> gates = {"parity", "accuracy", "greedy", "ptxas", "suite", "timing", "ab"};
-  return gates;
-}
-
-bool gate_needs_gpu(const std::string& gate) {
-  return gate == "parity" || gate == "accuracy" || gate == "timing" || gate == "ab";
-}
-
 namespace {
 
 json scalar_to_json(const YAML::Node& n) {

@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "core/gate_catalog.h"
+
 namespace pfx::gates {
 
 inline constexpr const char* kGateProfileSchema = "gate-profile/1";
-
-// The gates `landing run` knows, in report order.
-const std::vector<std::string>& known_gates();
-// Gates that need a GPU to give an answer.
-bool gate_needs_gpu(const std::string& gate);
 
 struct Waiver {
   std::string gate;

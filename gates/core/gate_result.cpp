@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <map>
 
 #include "util/error.h"
 
@@ -25,7 +26,19 @@ T field_or(const json& j, const char* key, T dflt, const std::string& where) {
   if (!j.contains(key) || j.at(key).is_null()) return dflt;
   return field<T>(j, key, where);
 }
+std::map<std::string, LegacyOutputReader>& legacy_readers() {
+  static std::map<std::string, LegacyOutputReader> readers;
+  return readers;
+}
 }  // namespace
+
+void register_legacy_output_reader(const std::string& gate, LegacyOutputReader reader) { legacy_readers()[gate] = reader; }
+
+const Row* GateResult::headline() const {
+  for (const auto& row : rows)
+    if (row.headline) return &row;
+  return nullptr;
+}
 
 json to_json(const Check& c) {
   json j = {{"name", c.name}, {"status", to_string(c.status)}, {"reason", c.reason},
@@ -49,18 +62,23 @@ Check check_from_json(const json& j, const std::string& where) {
 json to_json(const GateResult& r) {
   json checks = json::array();
   for (const auto& c : r.checks) checks.push_back(to_json(c));
+  json rows = json::array();
+  for (const auto& row : r.rows) rows.push_back(to_json(row));
+  json tables = json::array();
+  for (const auto& t : r.tables) tables.push_back(to_json(t));
   return {{"schema", kGateResultSchema}, {"gate", r.gate}, {"status", to_string(r.status)},
           {"reason", r.reason}, {"evidence", r.evidence}, {"command", r.command},
           {"required", r.required}, {"needs_gpu", r.needs_gpu}, {"candidate_id", r.candidate_id},
           {"baseline_id", r.baseline_id}, {"started", r.started}, {"duration_s", r.duration_s},
-          {"host", r.host}, {"details", r.details}, {"checks", checks}};
+          {"host", r.host}, {"details", r.details}, {"checks", checks}, {"rows", rows}, {"tables", tables}};
 }
 
 GateResult gate_result_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) fail(where, ": expected a JSON object (a gate result)");
   const auto schema = field<std::string>(j, "schema", where);
-  if (schema != kGateResultSchema)
-    fail(where, ": field 'schema' is '", schema, "', expected '", kGateResultSchema, "'");
+  const bool v1 = schema == kGateResultSchemaV1;
+  if (schema != kGateResultSchema && !v1)
+    fail(where, ": field 'schema' is '", schema, "', expected '", kGateResultSchema, "' (or '", kGateResultSchemaV1, "')");
   GateResult r;
   r.gate = field<std::string>(j, "gate", where);
   const std::string w = where + ": gate " + r.gate;
@@ -81,7 +99,36 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
     for (size_t i = 0; i < j.at("checks").size(); ++i)
       r.checks.push_back(check_from_json(j.at("checks")[i], w + ": checks[" + std::to_string(i) + "]"));
   }
+  for (const char* key : {"rows", "tables"})
+    if (j.contains(key) && !j.at(key).is_array()) fail(w, ": field '", key, "' must be an array");
+  if (j.contains("rows"))
+    for (size_t i = 0; i < j.at("rows").size(); ++i)
+      r.rows.push_back(row_from_json(j.at("rows")[i], w + ": rows[" + std::to_string(i) + "]"));
+  if (j.contains("tables"))
+    for (size_t i = 0; i < j.at("tables").size(); ++i)
+      r.tables.push_back(table_from_json(j.at("tables")[i], w + ": tables[" + std::to_string(i) + "]"));
+  if (v1)
+    if (auto it = legacy_readers().find(r.gate); it != legacy_readers().end()) {
+      try {
+        it->second(r);
+      } catch (const std::exception& e) {
+        fail(w, ": details (", kGateResultSchemaV1, ") unreadable: ", e.what());
+      }
+      sync_verdicts(r);
+    }
   return r;
+}
+
+void sync_verdicts(GateResult& r) {
+  std::map<std::string, Status> by_name;
+  for (const auto& c : r.checks) by_name.emplace(c.name, c.status);
+  auto sync = [&](const std::string& check, std::optional<Status>& verdict) {
+    if (check.empty()) return;
+    if (auto it = by_name.find(check); it != by_name.end()) verdict = it->second;
+  };
+  for (auto& row : r.rows) sync(row.check, row.verdict);
+  for (auto& t : r.tables)
+    for (auto& row : t.rows) sync(row.check, row.verdict);
 }
 
 void settle_from_checks(GateResult& r) {
@@ -121,6 +168,7 @@ void settle_from_checks(GateResult& r) {
     reason = n == 1 ? r.checks.front().reason : "all " + std::to_string(n_pass) + " checks passed";
   }
   if (r.reason.empty()) r.reason = reason;
+  sync_verdicts(r);
 }
 
 GateResult skipped_result(const std::string& gate, const std::string& reason) {

@@ -1,17 +1,23 @@
 // One gate's result: status, reason, one-line evidence, the command that reproduces it, the
-// individual checks it made, and every number it measured (`details`). Stored per (candidate, gate)
-// as JSON (schema "landing-gate-result/1") so results from several machines join in one report.
+// individual checks it made, its typed figures (`rows`, `tables`: core/gate_output.h) and every
+// raw number it measured (`details`). Stored per (candidate, gate) as JSON (schema
+// "landing-gate-result/2", docs/schemas/gate-result.md) so results from several machines join in
+// one report.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/gate_output.h"
 #include "core/status.h"
 
 namespace pfx::gates {
 
-inline constexpr const char* kGateResultSchema = "landing-gate-result/1";
+inline constexpr const char* kGateResultSchema = "landing-gate-result/2";
+// Version 1 had no rows or tables; reading one asks the gate's registered legacy reader (below) to
+// derive them from its details, so an older ledger entry or an imported result renders as it did.
+inline constexpr const char* kGateResultSchemaV1 = "landing-gate-result/1";
 
 // One comparison inside a gate (one case, one kernel, one path...).
 struct Check {
@@ -38,6 +44,11 @@ struct GateResult {
   nlohmann::json host = nlohmann::json::object();   // environment of the machine that ran it
   nlohmann::json details = nlohmann::json::object();
   std::vector<Check> checks;
+  std::vector<Row> rows;      // before → after figures; the one flagged `headline` heads the report
+  std::vector<Table> tables;  // the gate's full tables (per kernel, per role, per case, samples)
+
+  // The flagged headline row, or nullptr.
+  const Row* headline() const;
 };
 
 nlohmann::json to_json(const Check& c);
@@ -46,9 +57,18 @@ nlohmann::json to_json(const GateResult& r);
 // Validates schema and fields; errors name `where` (a file path) and the field.
 GateResult gate_result_from_json(const nlohmann::json& j, const std::string& where);
 
+// A gate's reader of its own version-1 `details` into rows and tables (registered by the gate
+// module, see gates/landing/gate_registry.h); gates without one read back without figures.
+using LegacyOutputReader = void (*)(GateResult&);
+void register_legacy_output_reader(const std::string& gate, LegacyOutputReader reader);
+
+// Copies each named check's status into the rows and table rows that name it (`check`), so a
+// figure shows the verdict its check ended with, waivers included.
+void sync_verdicts(GateResult& r);
+
 // Derives a gate status from its checks: any FAIL → FAIL; else INCONCLUSIVE; else SKIPPED;
 // no checks at all → FAIL ("checked nothing"); else WAIVED if any waived; else PASS. Sets
-// status and, when `reason` is empty, a reason counting the checks.
+// status and, when `reason` is empty, a reason counting the checks; then sync_verdicts.
 void settle_from_checks(GateResult& r);
 
 // A gate result that could not run at all (capability missing, no GPU, no build).

@@ -104,4 +104,12 @@ std::string load_finite_logits(const std::filesystem::path& path, NpyArray& out)
            std::to_string(nf.first_row) + ", token " + std::to_string(nf.first_col) + " (" + path.string() + ")";
   return {};
 }
+std::vector<Column> comparison_columns() {
+  return {{"max rel dev", "", kSci}, {"NMSE", "", kSci}, {"top-1", "", kFraction}, {"worst position", "", kInteger}};
+}
+
+std::vector<Cell> comparison_cells(const LogitsComparison& c) {
+  return {number_cell(c.max_rel_dev), number_cell(c.nmse), number_cell(c.top1_agreement), number_cell(static_cast<double>(c.worst_row))};
+}
+
 }  // namespace pfx::gates

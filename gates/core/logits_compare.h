@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gate_output.h"
 #include "util/npy.h"
 
 namespace pfx::gates {
@@ -35,6 +36,10 @@ inline constexpr size_t kTop1MismatchesListed = 8;
 // throws pfx::Error naming its position rather than yielding metrics that skip it.
 LogitsComparison compare_logits(const NpyArray& test, const NpyArray& ref);
 nlohmann::json to_json(const LogitsComparison& c);
+// The columns the parity and accuracy tables show for one comparison (max rel dev, NMSE, top-1,
+// worst position), and one comparison's cells in that order.
+std::vector<Column> comparison_columns();
+std::vector<Cell> comparison_cells(const LogitsComparison& c);
 
 }  // namespace pfx::gates
 

@@ -8,30 +8,6 @@
 
 namespace pfx::gates {
 
-double median(std::vector<double> v) { return percentile(std::move(v), 0.5); }
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = p * double(v.size() - 1);
-  const size_t i = static_cast<size_t>(std::floor(pos));
-  const double frac = pos - double(i);
-  if (i + 1 >= v.size()) return v.back();
-  return v[i] * (1 - frac) + v[i + 1] * frac;
-}
-
-double mean(const std::vector<double>& v) {
-  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-}
-
-double stddev(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = mean(v);
-  double s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / double(v.size() - 1));
-}
-
 Interval bootstrap_median_ci(const std::vector<double>& v, double confidence, int resamples, uint64_t seed) {
   if (v.empty()) return {};
   std::mt19937_64 rng(seed);

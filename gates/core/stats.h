@@ -1,16 +1,18 @@
-// Small statistics for the A/B gate: median, percentiles, a seeded bootstrap confidence interval
+// Small statistics for the A/B gate: median and percentiles (from base/metrics), a seeded bootstrap confidence interval
 // of the median, and the decision rule that turns paired ratios into PASS / FAIL / more pairs.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "metrics/sample_stats.h"
+
 namespace pfx::gates {
 
-double median(std::vector<double> v);
-double percentile(std::vector<double> v, double p);  // p in [0,1], linear interpolation
-double mean(const std::vector<double>& v);
-double stddev(const std::vector<double>& v);
+using pfx::mean;
+using pfx::median;
+using pfx::percentile;
+using pfx::stddev;
 
 struct Interval {
   double lo = 0, hi = 0;

@@ -1,6 +1,8 @@
 // greedy gate (see greedy_gate.h).
 #include "greedy/greedy_gate.h"
 
+#include "contract/prefill_cli.h"
+
 namespace pfx::gates {
 
 using nlohmann::json;
@@ -59,6 +61,11 @@ GateResult run_greedy_gate(const GateContext& ctx) {
   r.details["backend_note"] = backend_note;
   r.details["tokens"] = n;
   json rows = json::array();
+  Table table;
+  table.id = "greedy";
+  table.title = "greedy: baseline vs candidate token streams (" + backend_note + ")";
+  table.columns = {{"case", "", {}}, {"baseline tokens", "", kInteger}, {"candidate tokens", "", kInteger},
+                   {"first divergence", "", kInteger}};
   int identical = 0;
   std::string first_divergence;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -87,8 +94,8 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     c.command = gb.command + "\n" + gc.command;
     std::vector<int> ib, ic;
     try {
-      ib = gb.output.at("generated_ids").get<std::vector<int>>();
-      ic = gc.output.at("generated_ids").get<std::vector<int>>();
+      ib = gb.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
+      ic = gc.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
     } catch (const json::exception& e) {
       c.status = Status::Fail;
       c.waivable = false;
@@ -96,7 +103,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    const std::string tb = gb.output.value("text", ""), tc = gc.output.value("text", "");
+    const std::string tb = gb.output.value(contract::field::kText, ""), tc = gc.output.value(contract::field::kText, "");
     json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", tb}, {"candidate_text", tc}};
     if (ib.empty() && ic.empty()) {
       c.status = Status::Fail;
@@ -122,9 +129,13 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     }
     c.metrics = row;
     rows.push_back(row);
+    table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),
+                           row.contains("first_divergence") ? number_cell(row["first_divergence"].get<double>()) : text_cell("none")},
+                          cs.name});
     r.checks.push_back(c);
   }
   r.details["cases"] = rows;
+  if (!table.rows.empty()) r.tables.push_back(table);
   r.evidence = "greedy " + std::to_string(cases.size()) + " prompts × " + std::to_string(n) + " tokens on the " + backend_note +
                ": " + std::to_string(identical) + "/" + std::to_string(cases.size()) + " byte-identical" +
                (first_divergence.empty() ? "" : "; first divergence " + first_divergence);

@@ -2,13 +2,17 @@
 #include "landing/gate_registry.h"
 
 #include "ab/ab_gate.h"
+#include "ab/ab_report.h"
 #include "accuracy/accuracy_gate.h"
 #include "greedy/greedy_gate.h"
 #include "parity/parity_gate.h"
 #include "ptxas/ptxas_gate.h"
+#include "ptxas/ptxas_report.h"
 #include "suite/suite_gate.h"
+#include "suite/suite_report.h"
 #ifdef PFX_HAVE_TRACE
 #include "timing/timing_gate.h"
+#include "timing/timing_report.h"
 #endif
 
 namespace pfx::gates {
@@ -46,6 +50,15 @@ GateResult run_gate(const std::string& name, const GateContext& ctx, const std::
   GateResult r = skipped_result(name, "unknown gate");
   r.status = Status::Fail;
   return r;
+}
+
+void register_legacy_output_readers() {
+  register_legacy_output_reader("ab", read_legacy_ab_output);
+  register_legacy_output_reader("ptxas", read_legacy_ptxas_output);
+  register_legacy_output_reader("suite", read_legacy_suite_output);
+#ifdef PFX_HAVE_TRACE
+  register_legacy_output_reader("timing", read_legacy_timing_output);
+#endif
 }
 
 }  // namespace pfx::gates

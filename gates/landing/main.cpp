@@ -10,6 +10,7 @@
 #include "contract/exit_codes.h"
 #include "landing/commands.h"
 #include "landing/landing_cli.h"
+#include "landing/gate_registry.h"
 #ifdef PFX_HAVE_TRACE
 #include "trace/trace_cli.h"
 #endif
@@ -53,6 +54,7 @@ int dispatch(int argc, char** argv) {
     return contract::kExitUsage;
   }
   const std::string cmd = argv[1];
+  register_legacy_output_readers();  // reports and imports written by an older landing read as they did
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kOverview << contract::kExitCodeTable;
     return contract::kExitOk;

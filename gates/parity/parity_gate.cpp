@@ -146,6 +146,12 @@ GateResult run_parity_gate(const GateContext& ctx) {
   int localise_attempts = 0;
   std::vector<std::string> localised;  // "blk.7 (case)" for the evidence line
   nlohmann::json rows = nlohmann::json::array();
+  Table table;
+  table.id = "parity";
+  table.title = "parity: " + fast + " vs " + ref + " path per case (" + backend + ")";
+  table.columns = {{"case", "", {}}};
+  for (const auto& col : comparison_columns()) table.columns.push_back(col);
+  table.columns.push_back({"first diverging layer", "", {}});
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name);
@@ -226,11 +232,20 @@ GateResult run_parity_gate(const GateContext& ctx) {
       c.metrics["localisation"] = loc.details;
       rows.back()["metrics"] = c.metrics;
     }
+    TableRow tr{{text_cell(cs.name)}};
+    for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+    const auto& layer = c.metrics.value("localisation", nlohmann::json::object());
+    tr.cells.push_back(layer.contains("first_diverging_layer") && !layer["first_diverging_layer"].is_null()
+                           ? text_cell("blk." + std::to_string(layer["first_diverging_layer"].get<int>()))
+                           : Cell{});
+    tr.check = cs.name;
+    table.rows.push_back(tr);
     worst_nmse = std::max(worst_nmse, cmp.nmse);
     min_agree = std::min(min_agree, cmp.top1_agreement);
     r.checks.push_back(c);
   }
   r.details["cases"] = rows;
+  if (!table.rows.empty()) r.tables.push_back(table);
   int passed = 0;
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
   if (worst >= 0)

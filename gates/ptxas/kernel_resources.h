@@ -1,5 +1,5 @@
 // The compiler's per-kernel resource record a CUDA build leaves next to `prefill`
-// (kernel-resources.json, schema "kernel-resources/1", see PREFILL_CLI.md): registers, spills,
+// (kernel-resources.json, schema "kernel-resources/1", see docs/prefill-cli.md): registers, spills,
 // stack and shared memory per kernel, as ptxas reported them.
 #pragma once
 #include <filesystem>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ptxas/occupancy.h"
+#include "ptxas/ptxas_report.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -22,14 +23,6 @@ std::map<std::string, const KernelResources*> by_key(const KernelResourceFile& f
   std::map<std::string, const KernelResources*> m;
   for (const auto& k : f.kernels) m[count[k.name] > 1 ? k.name + " [" + k.mangled + "]" : k.name] = &k;
   return m;
-}
-
-json kernel_json(const KernelResources& k, const Occupancy& o) {
-  return {{"registers", k.registers}, {"spill_store_bytes", k.spill_store_bytes}, {"spill_load_bytes", k.spill_load_bytes},
-          {"stack_bytes", k.stack_bytes}, {"static_smem_bytes", k.static_smem_bytes},
-          {"dynamic_smem_bytes", k.dynamic_smem_bytes}, {"threads_per_block", k.threads_per_block},
-          {"blocks_per_sm", o.known ? json(o.blocks_per_sm) : json(nullptr)}, {"limiter", o.limiter},
-          {"source", k.source}};
 }
 
 fs::path resources_path(const Build& b) {
@@ -48,6 +41,7 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
   const auto cand = by_key(candidate);
   const auto base = baseline ? by_key(*baseline) : std::map<std::string, const KernelResources*>{};
   json rows = json::array();
+  std::vector<KernelComparison> compared;
   std::vector<std::string> changed_lines;
   int max_regs = 0;
   long total_spill = 0;
@@ -55,16 +49,19 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
     const Occupancy o = blocks_per_sm(k->registers, k->threads_per_block, k->smem_bytes());
     Check c;
     c.name = key;
-    json row = {{"kernel", key}, {"candidate", kernel_json(*k, o)}};
+    KernelComparison cmp{key, std::nullopt, kernel_figures(*k, o)};
+    json row = {{"kernel", key}, {"candidate", to_json(cmp.candidate)}};
     const KernelResources* b = nullptr;
     Occupancy ob;
     if (auto it = base.find(key); it != base.end()) {
       b = it->second;
       ob = blocks_per_sm(b->registers, b->threads_per_block, b->smem_bytes());
-      row["baseline"] = kernel_json(*b, ob);
+      cmp.baseline = kernel_figures(*b, ob);
+      row["baseline"] = to_json(*cmp.baseline);
     } else {
       row["baseline"] = nullptr;
       row["added"] = baseline != nullptr;
+      cmp.added = baseline != nullptr;
     }
     max_regs = std::max(max_regs, k->registers);
     total_spill += k->spill_bytes();
@@ -119,6 +116,8 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
       }
     }
     row["budgets"] = applied;
+    cmp.budgeted = !applied.empty();
+    compared.push_back(cmp);
     if (!violations.empty()) {
       c.status = Status::Fail;
       for (size_t i = 0; i < violations.size(); ++i) c.reason += (i ? "; " : "") + violations[i];
@@ -129,7 +128,7 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
     r.checks.push_back(c);
     rows.push_back(row);
   }
-  json removed = json::array();
+  std::vector<std::string> removed;
   for (const auto& [key, k] : base)
     if (!cand.count(key)) removed.push_back(key);
   r.details["arch"] = candidate.arch;
@@ -147,6 +146,7 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
   }
   if (!removed.empty()) ev << "; " << removed.size() << " removed";
   r.evidence = ev.str();
+  add_ptxas_output(r, compared, removed);
 }
 
 GateResult run_ptxas_gate(const GateContext& ctx) {

@@ -7,7 +7,6 @@
 
 #include "core/format.h"
 #include "core/xml.h"
-#include "report/markdown.h"  // result_rows
 
 namespace pfx::gates {
 
@@ -38,145 +37,164 @@ std::string empty_chart(const std::string& id, const std::string& title, const s
   return o.str();
 }
 
-// Horizontal grouped bars: per kernel, baseline (grey) over candidate (blue), with Δ%.
-std::string kernel_bars(const LandingRecord& r) {
-  const GateResult* t = r.gate("timing");
-  if (!t || !t->details.contains("models") || t->details["models"].empty())
-    return empty_chart("chart-kernels", "Per-kernel GPU time, baseline vs candidate",
-                       "no kernel timing: timing gate " + (t ? std::string(to_string(t->status)) + " — " + t->reason : std::string("not run")));
+const Cell* cell_at(const Table& t, const TableRow& row, const std::string& column) {
+  const int i = t.column(column);
+  return i >= 0 && static_cast<size_t>(i) < row.cells.size() ? &row.cells[static_cast<size_t>(i)] : nullptr;
+}
+double number_at(const Table& t, const TableRow& row, const std::string& column) {
+  const Cell* c = cell_at(t, row, column);
+  return c && c->value ? *c->value : 0.0;
+}
+std::string text_at(const Table& t, const TableRow& row, const std::string& column) {
+  const Cell* c = cell_at(t, row, column);
+  return c ? cell_text(*c, t.columns[static_cast<size_t>(t.column(column))].format) : std::string();
+}
+std::string unit_of(const Table& t, const std::string& column) {
+  const int i = t.column(column);
+  return i >= 0 ? t.columns[static_cast<size_t>(i)].unit : std::string();
+}
+
+// Horizontal grouped bars: per row, the baseline bar (grey) over the candidate bar (blue), with Δ.
+std::string bars_chart(const Table& t) {
+  std::vector<const TableRow*> rows;
+  for (const auto& row : t.rows)
+    if (!t.chart.max_rows || rows.size() < t.chart.max_rows) rows.push_back(&row);
+  double vmax = 1;
+  for (const TableRow* row : rows)
+    vmax = std::max({vmax, number_at(t, *row, t.chart.baseline), number_at(t, *row, t.chart.candidate)});
+  const int label_w = 260, bar_w = 300, row_h = 30;
+  const int h = static_cast<int>(rows.size()) * row_h + 30;
+  const std::string unit = unit_of(t, t.chart.baseline);
   std::ostringstream o;
-  int idx = 0;
-  for (const auto& m : t->details["models"]) {
-    std::vector<json> rows;
-    for (const auto& k : m.value("kernels", json::array())) rows.push_back(k);
-    if (rows.size() > 15) rows.resize(15);
-    double vmax = 1;
-    for (const auto& k : rows) vmax = std::max({vmax, k.value("baseline_ns", 0.0), k.value("candidate_ns", 0.0)});
-    const int label_w = 260, bar_w = 300, row_h = 30;
-    const int h = static_cast<int>(rows.size()) * row_h + 30;
-    o << "<figure><figcaption>Per-kernel GPU time, " << esc(m.value("model", std::string())) << " (median of "
-      << m.value("reps", 0) << " traced runs each; top movers first)</figcaption>\n<svg class=\"chart\" id=\"chart-kernels-" << idx++
-      << "\" width=\"720\" height=\"" << h << "\" viewBox=\"0 0 720 " << h << "\" role=\"img\">\n";
-    int y = 10;
-    for (const auto& k : rows) {
-      const double a = k.value("baseline_ns", 0.0), b = k.value("candidate_ns", 0.0);
-      const int wa = static_cast<int>(std::round(a / vmax * bar_w)), wb = static_cast<int>(std::round(b / vmax * bar_w));
-      std::string key = k.value("key", std::string());
-      if (key.size() > 38) key = key.substr(0, 36) + "…";
-      o << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << esc(key) << "</text>";
-      o << "<rect class=\"bar base\" x=\"" << label_w << "\" y=\"" << y << "\" width=\"" << std::max(1, wa) << "\" height=\"11\"><title>baseline "
-        << grouped(std::llround(a)) << " ns</title></rect>";
-      o << "<rect class=\"bar cand\" x=\"" << label_w << "\" y=\"" << y + 12 << "\" width=\"" << std::max(1, wb)
-        << "\" height=\"11\"><title>candidate " << grouped(std::llround(b)) << " ns</title></rect>";
-      const std::string d = k["delta_pct"].is_null() ? k.value("status", std::string()) : signed_pct(k["delta_pct"].get<double>());
-      o << "<text x=\"" << label_w + std::max(wa, wb) + 6 << "\" y=\"" << y + 17 << "\" class=\"delta\">" << esc(d) << "</text>\n";
-      y += row_h;
-    }
-    o << "<rect class=\"bar base\" x=\"10\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"24\" y=\"" << h - 5
-      << "\">baseline</text><rect class=\"bar cand\" x=\"100\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"114\" y=\""
-      << h - 5 << "\">candidate</text></svg></figure>\n";
+  o << "<figure><figcaption>" << esc(t.title) << "</figcaption>\n<svg class=\"chart\" id=\"chart-" << esc(t.id) << "\" width=\"720\" height=\""
+    << h << "\" viewBox=\"0 0 720 " << h << "\" role=\"img\">\n";
+  int y = 10;
+  for (const TableRow* row : rows) {
+    const double a = number_at(t, *row, t.chart.baseline), b = number_at(t, *row, t.chart.candidate);
+    const int wa = static_cast<int>(std::round(a / vmax * bar_w)), wb = static_cast<int>(std::round(b / vmax * bar_w));
+    std::string key = text_at(t, *row, t.chart.label);
+    if (key.size() > 38) key = key.substr(0, 36) + "…";
+    o << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 15 << "\" text-anchor=\"end\">" << esc(key) << "</text>";
+    o << "<rect class=\"bar base\" x=\"" << label_w << "\" y=\"" << y << "\" width=\"" << std::max(1, wa) << "\" height=\"11\"><title>baseline "
+      << text_at(t, *row, t.chart.baseline) << " " << esc(unit) << "</title></rect>";
+    o << "<rect class=\"bar cand\" x=\"" << label_w << "\" y=\"" << y + 12 << "\" width=\"" << std::max(1, wb)
+      << "\" height=\"11\"><title>candidate " << text_at(t, *row, t.chart.candidate) << " " << esc(unit) << "</title></rect>";
+    o << "<text x=\"" << label_w + std::max(wa, wb) + 6 << "\" y=\"" << y + 17 << "\" class=\"delta\">" << esc(text_at(t, *row, t.chart.delta))
+      << "</text>\n";
+    y += row_h;
   }
+  o << "<rect class=\"bar base\" x=\"10\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"24\" y=\"" << h - 5
+    << "\">baseline</text><rect class=\"bar cand\" x=\"100\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"114\" y=\""
+    << h - 5 << "\">candidate</text></svg></figure>\n";
   return o.str();
 }
 
-// A/B samples: tok/s per run in run order, baseline and candidate (and the A/A pass), as dots.
-std::string ab_chart(const LandingRecord& r) {
-  const GateResult* ab = r.gate("ab");
-  if (!ab || !ab->details.contains("pairs") || ab->details["pairs"].empty())
-    return empty_chart("chart-ab", "A/B samples (tok/s per run)",
-                       "no A/B samples: ab gate " + (ab ? std::string(to_string(ab->status)) + " — " + ab->reason : std::string("not run")));
+// Samples as dots in row order: series "aa" (A/A), "baseline", "candidate"; flagged ones hollow.
+std::string points_chart(const Table& t) {
   struct Pt {
-    double tps;
+    double v;
     std::string cls, label;
     bool flagged;
   };
   std::vector<Pt> pts;
-  for (const auto& p : ab->details.value("aa", json::object()).value("pairs", json::array())) {
-    pts.push_back({p["a"].value("tps", 0.0), "aa", "A/A baseline", false});
-    pts.push_back({p["a2"].value("tps", 0.0), "aa", "A/A baseline again", false});
-  }
-  for (const auto& p : ab->details["pairs"]) {
-    const bool thr = p.value("excluded_throttled", false);
-    pts.push_back({p["baseline"].value("tps", 0.0), "base", "baseline", thr});
-    pts.push_back({p["candidate"].value("tps", 0.0), "cand", "candidate", thr});
+  for (const auto& row : t.rows) {
+    const std::string series = text_at(t, row, t.chart.series);
+    pts.push_back({number_at(t, row, t.chart.value), series == "aa" ? "aa" : series == "baseline" ? "base" : "cand",
+                   text_at(t, row, t.chart.label), number_at(t, row, t.chart.flag) != 0});
   }
   double lo = 1e300, hi = 0;
   for (const auto& p : pts) {
-    lo = std::min(lo, p.tps);
-    hi = std::max(hi, p.tps);
+    lo = std::min(lo, p.v);
+    hi = std::max(hi, p.v);
   }
   if (hi <= lo) hi = lo + 1;
   const double pad = (hi - lo) * 0.1;
   lo -= pad;
   hi += pad;
+  const std::string unit = t.chart.value_unit;
   const int W = 720, H = 260, x0 = 70, y0 = 20, pw = W - x0 - 20, ph = H - y0 - 50;
   std::ostringstream o;
-  o << "<figure><figcaption>A/B samples: tok/s per run in run order (A/A first, then interleaved ABAB…; hollow = throttled, "
-       "set aside)</figcaption>\n<svg class=\"chart\" id=\"chart-ab\" width=\""
-    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\">\n";
+  o << "<figure><figcaption>" << esc(t.title) << "</figcaption>\n<svg class=\"chart\" id=\"chart-" << esc(t.id) << "\" width=\"" << W
+    << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\">\n";
   o << "<line class=\"axis\" x1=\"" << x0 << "\" y1=\"" << y0 << "\" x2=\"" << x0 << "\" y2=\"" << y0 + ph << "\"/>";
   o << "<line class=\"axis\" x1=\"" << x0 << "\" y1=\"" << y0 + ph << "\" x2=\"" << x0 + pw << "\" y2=\"" << y0 + ph << "\"/>";
-  for (int t = 0; t <= 4; ++t) {
-    const double v = lo + (hi - lo) * t / 4;
-    const int y = y0 + ph - static_cast<int>(ph * t / 4.0);
+  for (int k = 0; k <= 4; ++k) {
+    const double v = lo + (hi - lo) * k / 4;
+    const int y = y0 + ph - static_cast<int>(ph * k / 4.0);
     o << "<text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << fixed(v, 1) << "</text>";
   }
   for (size_t i = 0; i < pts.size(); ++i) {
     const double x = x0 + (pts.size() == 1 ? pw / 2.0 : pw * double(i) / double(pts.size() - 1));
-    const double y = y0 + ph - (pts[i].tps - lo) / (hi - lo) * ph;
+    const double y = y0 + ph - (pts[i].v - lo) / (hi - lo) * ph;
     o << "<circle class=\"pt " << pts[i].cls << (pts[i].flagged ? " throttled" : "") << "\" cx=\"" << fixed(x, 1) << "\" cy=\""
-      << fixed(y, 1) << "\" r=\"4\"><title>" << esc(pts[i].label) << " " << fixed(pts[i].tps, 2) << " tok/s</title></circle>";
+      << fixed(y, 1) << "\" r=\"4\"><title>" << esc(pts[i].label) << " " << fixed(pts[i].v, 2) << " " << esc(unit) << "</title></circle>";
   }
   o << "\n<circle class=\"pt aa\" cx=\"80\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"90\" y=\"" << H - 8
     << "\">A/A (baseline twice)</text><circle class=\"pt base\" cx=\"260\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"270\" y=\"" << H - 8
     << "\">baseline</text><circle class=\"pt cand\" cx=\"380\" cy=\"" << H - 12 << "\" r=\"4\"/><text x=\"390\" y=\"" << H - 8
-    << "\">candidate</text><text x=\"" << x0 << "\" y=\"12\">tok/s</text></svg></figure>\n";
+    << "\">candidate</text><text x=\"" << x0 << "\" y=\"12\">" << esc(unit) << "</text></svg></figure>\n";
   return o.str();
 }
 
-std::string ptxas_table(const LandingRecord& r) {
-  const GateResult* p = r.gate("ptxas");
+// A gate's table; rows a check judged are coloured by its status, which a last column also names.
+std::string html_table(const Table& t) {
+  const bool judged = std::any_of(t.rows.begin(), t.rows.end(), [](const TableRow& row) { return row.verdict.has_value(); });
   std::ostringstream o;
-  o << "<h2>ptxas: kernel resources (sm_90)</h2>\n";
-  if (!p || !p->details.contains("kernels")) {
-    o << "<p class=\"muted\">No kernel resources: ptxas gate " << (p ? esc(std::string(to_string(p->status)) + " — " + p->reason) : "not run")
-      << "</p>\n";
-    return o.str();
-  }
-  o << "<table class=\"ptxas\"><tr><th>kernel</th><th>regs</th><th>spill B</th><th>stack B</th><th>smem B</th><th>threads</th>"
-       "<th>blocks/SM</th><th>limited by</th><th>budget</th></tr>\n";
-  auto cell = [](const json& b, const json& c, const char* key) {
-    const std::string cv = c[key].is_null() ? "?" : c[key].dump();
-    if (b.is_null() || b[key] == c[key]) return cv;
-    return (b[key].is_null() ? std::string("?") : b[key].dump()) + " → " + cv;
-  };
-  for (const auto& k : p->details["kernels"]) {
-    const auto& c = k["candidate"];
-    const auto& b = k["baseline"];
-    json spill_c = c.value("spill_store_bytes", 0) + c.value("spill_load_bytes", 0);
-    json spill_b = b.is_null() ? json() : json(b.value("spill_store_bytes", 0) + b.value("spill_load_bytes", 0));
-    json smem_c = c.value("static_smem_bytes", 0) + c.value("dynamic_smem_bytes", 0);
-    json smem_b = b.is_null() ? json() : json(b.value("static_smem_bytes", 0) + b.value("dynamic_smem_bytes", 0));
-    Status st = Status::Pass;
-    std::string why;
-    for (const auto& ch : p->checks)
-      if (ch.name == k.value("kernel", std::string())) {
-        st = ch.status;
-        why = ch.reason;
-      }
-    auto pair = [](const json& bv, const json& cv) {
-      return (bv.is_null() || bv == cv) ? cv.dump() : bv.dump() + " → " + cv.dump();
-    };
-    o << "<tr class=\"" << css_class(st) << "\"><td>" << esc(k.value("kernel", std::string())) << (k.value("added", false) ? " <em>(new)</em>" : "")
-      << "</td><td>" << cell(b, c, "registers") << "</td><td>" << pair(spill_b, spill_c) << "</td><td>" << cell(b, c, "stack_bytes")
-      << "</td><td>" << pair(smem_b, smem_c) << "</td><td>" << cell(b, c, "threads_per_block") << "</td><td>"
-      << cell(b, c, "blocks_per_sm") << "</td><td>" << esc(c.value("limiter", std::string())) << "</td><td title=\"" << esc(why) << "\">"
-      << to_string(st) << ": " << (k["budgets"].empty() ? "no budget" : esc(why.substr(0, 80))) << "</td></tr>\n";
+  o << "<h2>" << esc(t.title) << "</h2>\n<table class=\"" << esc(t.id) << "\"><tr>";
+  for (const auto& c : t.columns) o << "<th>" << esc(column_header(c)) << "</th>";
+  if (judged) o << "<th>verdict</th>";
+  o << "</tr>\n";
+  for (const auto& row : t.rows) {
+    o << "<tr" << (row.verdict ? " class=\"" + css_class(*row.verdict) + "\"" : std::string()) << ">";
+    for (size_t i = 0; i < t.columns.size() && i < row.cells.size(); ++i) {
+      const Cell& c = row.cells[i];
+      o << "<td" << (c.hint.empty() ? std::string() : " title=\"" + esc(c.hint) + "\"") << ">" << esc(cell_text(c, t.columns[i].format))
+        << (c.note.empty() ? std::string() : " <em>(" + esc(c.note) + ")</em>") << "</td>";
+    }
+    if (judged) o << "<td>" << (row.verdict ? to_string(*row.verdict) : "") << "</td>";
+    o << "</tr>\n";
   }
   o << "</table>\n";
-  const auto& removed = p->details.value("removed_kernels", json::array());
-  if (!removed.empty()) o << "<p>Removed since baseline: " << esc(removed.dump()) << "</p>\n";
+  if (!t.note.empty()) o << "<p>" << esc(t.note) << "</p>\n";
   return o.str();
+}
+
+bool declares(const DeclaredFigure& f, const Table& t) { return t.id == f.id || t.id.rfind(f.id + "-", 0) == 0; }
+
+// What the gate's declared figure would show, and why it does not: "no kernel timing: timing gate
+// SKIPPED — no GPU" / "… not run".
+std::string missing_reason(const DeclaredFigure& f, const std::string& gate, const GateResult* g) {
+  return f.missing + ": " + gate + " gate " + (g ? std::string(to_string(g->status)) + " — " + g->reason : std::string("not run"));
+}
+
+// Figures first (every chart, in gate order, a placeholder where a declared one is missing), then
+// the gates' tables in gate order.
+std::string gate_figures(const LandingRecord& r) {
+  std::ostringstream figures, tables;
+  std::vector<const GateResult*> order;
+  for (const auto& info : gate_catalog()) order.push_back(r.gate(info.name));
+  for (const auto& g : r.gates)
+    if (!gate_info(g.gate)) order.push_back(&g);
+  size_t k = 0;
+  for (const GateResult* g : order) {
+    const GateInfo* info = k < gate_catalog().size() ? &gate_catalog()[k] : nullptr;
+    ++k;
+    const std::string name = info ? info->name : g->gate;
+    for (const auto& f : info ? info->figures : std::vector<DeclaredFigure>{}) {
+      bool drawn = false;
+      for (const auto& t : g ? g->tables : std::vector<Table>{}) drawn |= declares(f, t) && (t.chart.kind != Chart::Kind::none) == f.chart;
+      if (drawn) continue;
+      if (f.chart) figures << empty_chart("chart-" + f.id, f.title, missing_reason(f, name, g));
+      else tables << "<h2>" << esc(f.title) << "</h2>\n<p class=\"muted\">" << esc(missing_reason(f, name, g)) << "</p>\n";
+    }
+    if (!g) continue;
+    for (const auto& t : g->tables) {
+      if (t.chart.kind == Chart::Kind::bars) figures << bars_chart(t);
+      else if (t.chart.kind == Chart::Kind::points) figures << points_chart(t);
+      else tables << html_table(t);
+    }
+  }
+  return figures.str() + tables.str();
 }
 
 const char* kStyle = R"(
@@ -233,16 +251,16 @@ std::string render_html(const LandingRecord& r) {
       o << "<p>" << esc(side) << " build error:</p><pre>" << esc(text.get<std::string>()) << "</pre>\n";
 
   o << "<h2>5. Results</h2>\n";
-  const auto rows = result_rows(r);
+  const auto rows = r.result_rows();
   if (rows.empty()) o << "<p class=\"muted\">No before → after figures: the measuring gates did not run here.</p>\n";
   else {
     o << "<table><tr><th>metric</th><th>before</th><th>after</th><th>Δ</th></tr>\n";
-    for (const auto& row : rows)
-      o << "<tr><td>" << esc(row.metric) << "</td><td>" << esc(row.before) << "</td><td>" << esc(row.after) << "</td><td>" << esc(row.delta)
-        << "</td></tr>\n";
+    for (const Row* row : rows)
+      o << "<tr><td>" << esc(row->shown_label()) << "</td><td>" << esc(cell_text(row->baseline, row->format)) << "</td><td>"
+        << esc(cell_text(row->candidate, row->format)) << "</td><td>" << esc(delta_text(*row)) << "</td></tr>\n";
     o << "</table>\n";
   }
-  o << kernel_bars(r) << ab_chart(r) << ptxas_table(r);
+  o << gate_figures(r);
 
   o << "<h2>Gate profile</h2>\n<p>Candidate's <code>" << esc(r.profile_path) << "</code> governs this landing. "
     << esc(r.baseline_profile_note) << "</p>\n";

@@ -1,6 +1,7 @@
 // Landing record (de)serialization and verdict (see landing_record.h).
 #include "report/landing_record.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -53,10 +54,31 @@ void LandingRecord::recompute_verdict() {
   verdict_reason = v.reason;
 }
 
-json LandingRecord::headline() const {
-  const GateResult* ab = gate("ab");
-  if (ab && ab->details.contains("headline")) return ab->details["headline"];
+std::vector<const Row*> LandingRecord::result_rows() const {
+  std::vector<const GateResult*> order;
+  for (const auto& g : gates) order.push_back(&g);
+  auto rank = [](const GateResult* g) {
+    const GateInfo* info = gate_info(g->gate);
+    return info ? info->results_rank : 1000;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const GateResult* a, const GateResult* b) { return rank(a) < rank(b); });
+  std::vector<const Row*> rows;
+  for (const GateResult* g : order)
+    for (const auto& row : g->rows) rows.push_back(&row);
+  return rows;
+}
+
+const Row* LandingRecord::headline_row() const {
+  for (const Row* row : result_rows())
+    if (row->headline) return row;
   return nullptr;
+}
+
+json LandingRecord::headline() const {
+  const Row* h = headline_row();
+  if (!h) return nullptr;
+  return {{"metric", h->metric}, {"before", h->baseline.value.value_or(0.0)}, {"after", h->candidate.value.value_or(0.0)},
+          {"delta_pct", h->delta_pct.value_or(0.0)}};
 }
 
 std::vector<std::string> LandingRecord::failing_lines() const {

@@ -45,7 +45,12 @@ struct LandingRecord {
   // Verdict from the gate results and which gates the candidate's profile requires; a required,
   // enabled gate without a result counts as "not run" (INCOMPLETE). A failed build is a FAIL.
   void recompute_verdict();
-  // {"metric", "before", "after", "delta_pct"} from the A/B gate, or null.
+  // Every gate's rows for the report's results table: by the gate's results_rank
+  // (core/gate_catalog.h), each gate's rows in its own order.
+  std::vector<const Row*> result_rows() const;
+  // The first flagged headline row in results order, or nullptr.
+  const Row* headline_row() const;
+  // headline_row() as {"metric", "before", "after", "delta_pct"} (landing.json, index.json), or null.
   nlohmann::json headline() const;
   // One line per failing gate, for the index.
   std::vector<std::string> failing_lines() const;

@@ -1,6 +1,7 @@
 // Markdown rendering of a landing record (see markdown.h).
 #include "report/markdown.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -42,6 +43,37 @@ std::string gpu_line(const json& env) {
   return "none (" + env.value("gpu_unavailable_reason", std::string("no GPU")) + ")";
 }
 
+// A gate's table: a bold title, a header naming each column's unit, numbers right-aligned.
+// Numeric columns right-aligned; rows a check judged get a last column with its status.
+std::string markdown_table(const Table& t) {
+  const bool judged = std::any_of(t.rows.begin(), t.rows.end(), [](const TableRow& row) { return row.verdict.has_value(); });
+  std::ostringstream md;
+  md << "\n**" << md_escape_cell(t.title) << "**\n\n|";
+  for (const auto& c : t.columns) md << " " << md_escape_cell(column_header(c)) << " |";
+  if (judged) md << " verdict |";
+  md << "\n|";
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    // Numbers right-aligned: a column holding any number.
+    const bool numeric = i > 0 && std::any_of(t.rows.begin(), t.rows.end(), [&](const TableRow& row) {
+      return i < row.cells.size() && row.cells[i].value && row.cells[i].text.empty();
+    });
+    md << (numeric ? "---:|" : "---|");
+  }
+  if (judged) md << "---|";
+  md << "\n";
+  for (const auto& row : t.rows) {
+    md << "|";
+    for (size_t i = 0; i < t.columns.size() && i < row.cells.size(); ++i) {
+      const Cell& c = row.cells[i];
+      md << " " << md_escape_cell(cell_text(c, t.columns[i].format) + (c.note.empty() ? "" : " (" + c.note + ")")) << " |";
+    }
+    if (judged) md << " " << (row.verdict ? status_icon(*row.verdict) + " " + std::string(to_string(*row.verdict)) : "") << " |";
+    md << "\n";
+  }
+  if (!t.note.empty()) md << "\n" << t.note << "\n";
+  return md.str();
+}
+
 }  // namespace
 
 std::string status_icon(Status s) {
@@ -55,66 +87,6 @@ std::string status_icon(Status s) {
   return "";
 }
 
-std::vector<ResultRow> result_rows(const LandingRecord& r) {
-  std::vector<ResultRow> rows;
-  if (const auto* ab = r.gate("ab"); ab && ab->details.contains("headline")) {
-    const auto& h = ab->details["headline"];
-    rows.push_back({"whole prefill " + h.value("metric", std::string("tok/s")) + " (A/B median)",
-                    fixed(h.value("before", 0.0), 1), fixed(h.value("after", 0.0), 1),
-                    signed_pct(h.value("delta_pct", 0.0))});
-  }
-  if (const auto* t = r.gate("timing"); t && t->details.contains("models")) {
-    for (const auto& m : t->details["models"]) {
-      rows.push_back({m.value("model", std::string()) + " GPU kernel time (ns)",
-                      grouped(std::llround(m.value("baseline_kernel_ns", 0.0))),
-                      grouped(std::llround(m.value("candidate_kernel_ns", 0.0))),
-                      m.value("baseline_kernel_ns", 0.0) > 0
-                          ? signed_pct((m.value("candidate_kernel_ns", 0.0) / m.value("baseline_kernel_ns", 1.0) - 1) * 100)
-                          : "n/a"});
-      int shown = 0;
-      for (const auto& k : m.value("kernels", json::array())) {
-        if (shown++ >= 5) break;
-        rows.push_back({"kernel " + k.value("key", std::string()) + " (ns)", grouped(std::llround(k.value("baseline_ns", 0.0))),
-                        grouped(std::llround(k.value("candidate_ns", 0.0))),
-                        k["delta_pct"].is_null() ? k.value("status", std::string()) : signed_pct(k["delta_pct"].get<double>())});
-      }
-      shown = 0;
-      for (const auto& k : m.value("roles", json::array())) {
-        if (shown++ >= 5) break;
-        rows.push_back({"role " + k.value("key", std::string()) + " (ns)", grouped(std::llround(k.value("baseline_ns", 0.0))),
-                        grouped(std::llround(k.value("candidate_ns", 0.0))),
-                        k["delta_pct"].is_null() ? k.value("status", std::string()) : signed_pct(k["delta_pct"].get<double>())});
-      }
-    }
-  }
-  if (const auto* p = r.gate("ptxas"); p && p->details.contains("kernels")) {
-    int shown = 0;
-    for (const auto& k : p->details["kernels"]) {
-      if (k["baseline"].is_null()) continue;
-      const auto& b = k["baseline"];
-      const auto& c = k["candidate"];
-      if (b.value("registers", 0) == c.value("registers", 0) && b.value("blocks_per_sm", json()) == c.value("blocks_per_sm", json()))
-        continue;
-      if (shown++ >= 8) break;
-      auto bps = [](const json& x) {
-        return x["blocks_per_sm"].is_null() ? std::string("?") : std::to_string(x["blocks_per_sm"].get<int>());
-      };
-      rows.push_back({"regs / blocks per SM " + k.value("kernel", std::string()),
-                      std::to_string(b.value("registers", 0)) + " / " + bps(b),
-                      std::to_string(c.value("registers", 0)) + " / " + bps(c),
-                      (c.value("registers", 0) >= b.value("registers", 0) ? "+" : "") +
-                          std::to_string(c.value("registers", 0) - b.value("registers", 0)) + " regs"});
-    }
-  }
-  if (const auto* s = r.gate("suite"); s && s->details.contains("passed")) {
-    rows.push_back({"suite passed/failed/skipped", "",
-                    std::to_string(s->details.value("passed", 0)) + "/" + std::to_string(s->details.value("failed", 0)) +
-                        "/" + std::to_string(s->details.value("skipped", 0)),
-                    ""});
-  }
-  return rows;
-}
-
 std::string render_markdown(const LandingRecord& r) {
   std::ostringstream md;
   const std::string cand = short_id(r.candidate), base = short_id(r.baseline);
@@ -126,13 +98,14 @@ std::string render_markdown(const LandingRecord& r) {
   md << "**Verdict: " << to_string(r.verdict) << "** — " << r.verdict_reason << "\n\n";
   // Result line, like the seed's: headline numbers first.
   md << "Result: ";
-  const auto h = r.headline();
-  if (h.is_object())
-    md << h.value("metric", std::string("tok/s")) << " " << fixed(h.value("before", 0.0), 1) << " → " << fixed(h.value("after", 0.0), 1)
-       << " (" << signed_pct(h.value("delta_pct", 0.0)) << ")";
+  if (const Row* h = r.headline_row())
+    md << h->metric << " " << cell_text(h->baseline, h->format) << " → " << cell_text(h->candidate, h->format) << " (" << delta_text(*h)
+       << ")";
   else
     md << "no A/B measurement";
-  if (const auto* t = r.gate("timing"); t && !t->evidence.empty() && t->status != Status::Skipped) md << "; " << t->evidence;
+  for (const auto& g : r.gates)
+    if (const GateInfo* info = gate_info(g.gate); info && info->evidence_in_result_line && !g.evidence.empty() && g.status != Status::Skipped)
+      md << "; " << g.evidence;
   md << ". Candidate: " << r.candidate.value("sha", std::string()).substr(0, 12) << " (" << r.candidate.value("rev", std::string())
      << (r.candidate.value("worktree", false) ? ", uncommitted working tree" : "") << "). Baseline: "
      << r.baseline.value("sha", std::string()).substr(0, 12) << " (" << r.baseline.value("rev", std::string()) << "). Date: " << r.created
@@ -153,13 +126,14 @@ std::string render_markdown(const LandingRecord& r) {
   for (const auto& name : r.enabled_gates)
     if (!r.gate(name)) md << "• ⏳ **" << name << " NOT RUN**: no result for this gate yet (run it, or `landing import` it)\n";
   md << "\n## 5. Results\n\n";
-  const auto rows = result_rows(r);
+  const auto rows = r.result_rows();
   if (rows.empty()) {
     md << "No before → after figures: the measuring gates did not run here.\n";
   } else {
     md << "| metric | before | after | Δ |\n|---|---:|---:|---:|\n";
-    for (const auto& row : rows)
-      md << "| " << md_escape_cell(row.metric) << " | " << row.before << " | " << row.after << " | " << row.delta << " |\n";
+    for (const Row* row : rows)
+      md << "| " << md_escape_cell(row->shown_label()) << " | " << cell_text(row->baseline, row->format) << " | "
+         << cell_text(row->candidate, row->format) << " | " << delta_text(*row) << " |\n";
   }
 
   md << "\n## Gate details\n";
@@ -180,6 +154,8 @@ std::string render_markdown(const LandingRecord& r) {
       }
       if (shown < g.checks.size()) md << "| … | | " << g.checks.size() - shown << " more passing checks in landing.json |\n";
     }
+    for (const auto& t : g.tables)
+      if (t.in_markdown) md << markdown_table(t);
     for (const auto& c : g.checks)
       if (c.status == Status::Fail && !c.command.empty()) {
         md << "\nReproduce " << c.name << ":\n\n```\n" << c.command << "\n```\n";

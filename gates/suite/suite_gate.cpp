@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "suite/suite_report.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -48,6 +49,7 @@ void judge_junit(GateResult& r, const JUnitReport& rep) {
   r.details["skipped_tests"] = skipped;
   r.evidence = "suite " + std::to_string(rep.passed) + "/" + std::to_string(rep.failed) + "/" +
                std::to_string(rep.skipped) + " (passed/failed/skipped)";
+  add_suite_output(r, rep);
   if (!failed.empty()) {
     r.evidence += "; failing: ";
     for (size_t i = 0; i < failed.size() && i < 5; ++i) r.evidence += (i ? ", " : "") + failed[i].get<std::string>();

@@ -3,12 +3,13 @@
 
 #include <fnmatch.h>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "core/format.h"
-#include "core/stats.h"
+#include "contract/prefill_cli.h"
+#include "timing/role_bytes.h"
+#include "timing/timing_report.h"
 #include "trace/diff.h"
 #include "trace/summary.h"
 #include "trace/trace_json.h"
@@ -21,87 +22,16 @@ using nlohmann::json;
 
 namespace {
 
-struct Series {
-  std::vector<double> a, b;
-  bool in_a = false, in_b = false;
-};
-
-// Per key: the median of each side over the repetitions, Δ, Δ%, and the relative spread of
-// each side (its run-to-run noise, in percent).
-json aggregate(const std::map<std::string, Series>& m, size_t reps) {
-  json rows = json::array();
-  for (const auto& [key, s] : m) {
-    auto pad = [&](std::vector<double> v) {
-      while (v.size() < reps) v.push_back(0);  // a rep where the key did not occur counts as 0 ns
-      return v;
-    };
-    const auto va = pad(s.a), vb = pad(s.b);
-    const double ma = median(va), mb = median(vb);
-    auto spread = [](const std::vector<double>& v, double mid) {
-      if (mid <= 0 || v.empty()) return 0.0;
-      return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / mid * 100.0;
-    };
-    json row = {{"key", key}, {"baseline_ns", ma}, {"candidate_ns", mb}, {"delta_ns", mb - ma},
-                {"status", !s.in_a ? "added" : (!s.in_b ? "removed" : "changed")},
-                {"noise_pct", std::max(spread(va, ma), spread(vb, mb))},
-                {"baseline_samples_ns", va}, {"candidate_samples_ns", vb}};
-    row["delta_pct"] = ma > 0 ? json((mb - ma) / ma * 100.0) : json(nullptr);
-    rows.push_back(row);
-  }
-  std::sort(rows.begin(), rows.end(), [](const json& x, const json& y) {
-    return std::fabs(x["delta_ns"].get<double>()) > std::fabs(y["delta_ns"].get<double>());
-  });
-  return rows;
-}
-
-std::string mover_text(const json& row) {
-  std::string s = row["key"].get<std::string>() + " " + grouped(std::llround(row["baseline_ns"].get<double>())) + " → " +
-                  grouped(std::llround(row["candidate_ns"].get<double>())) + " ns";
-  if (!row["delta_pct"].is_null()) s += " (" + signed_pct(row["delta_pct"].get<double>()) + ")";
+std::string mover_text(const pfx::trace::DiffRow& row) {
+  std::string s = row.key + " " + grouped(std::llround(row.a_ns)) + " → " + grouped(std::llround(row.b_ns)) + " ns";
+  if (row.delta_percent) s += " (" + signed_pct(*row.delta_percent) + ")";
   else s += " (added)";
   return s;
 }
 
-}  // namespace
-
-void judge_timing_model(GateResult& r, const std::string& model_name, const std::vector<pfx::trace::TraceDiff>& diffs,
-                        const json& budgets, const std::string& origin, int prompt) {
-  std::map<std::string, Series> kernels, roles;
-  std::vector<double> a_total, b_total;
-  double a_busy = 0, b_busy = 0;
-  for (const auto& d : diffs) {
-    for (const auto& row : d.kernels) {
-      auto& s = kernels[row.key];
-      if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
-      if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
-    }
-    for (const auto& row : d.roles) {
-      auto& s = roles[row.key];
-      if (row.status != pfx::trace::DiffRow::Status::added) { s.a.push_back(row.a_ns); s.in_a = true; }
-      if (row.status != pfx::trace::DiffRow::Status::removed) { s.b.push_back(row.b_ns); s.in_b = true; }
-    }
-    a_total.push_back(d.a_kernel_ns);
-    b_total.push_back(d.b_kernel_ns);
-    a_busy = d.a_busy_ns;
-    b_busy = d.b_busy_ns;
-  }
-  const size_t reps = diffs.size();
-  const json krows = aggregate(kernels, reps);
-  const json rrows = aggregate(roles, reps);
-  const double ta = median(a_total), tb = median(b_total);
-  json models = r.details.value("models", json::array());
-  models.push_back({{"model", model_name}, {"kernels", krows}, {"roles", rrows}, {"baseline_kernel_ns", ta},
-                    {"candidate_kernel_ns", tb}, {"baseline_busy_ns", a_busy}, {"candidate_busy_ns", b_busy},
-                    {"reps", reps}, {"prompt_tokens", prompt}, {"per_pass", !diffs.empty() && diffs.front().per_pass}});
-  r.details["models"] = models;
-  Check traced;
-  traced.name = model_name;
-  traced.status = krows.empty() ? Status::Fail : Status::Pass;
-  traced.waivable = !krows.empty();
-  traced.reason = krows.empty() ? "the traces hold no kernel: nothing was timed"
-                                : std::to_string(krows.size()) + " kernels traced, GPU time " + grouped(std::llround(ta)) +
-                                      " → " + grouped(std::llround(tb)) + " ns";
-  std::vector<Check> role_checks;
+// gates.timing.role_budgets: one check per budgeted role (FAIL where Δ% > max_regression_pct + noise).
+std::vector<Check> budget_checks(const TimingModel& m, const json& budgets, const std::string& origin) {
+  std::vector<Check> out;
   if (!budgets.is_null() && !budgets.is_array()) fail(origin, ": gates.timing.role_budgets: expected a list");
   for (size_t i = 0; budgets.is_array() && i < budgets.size(); ++i) {
     const auto& bud = budgets[i];
@@ -110,35 +40,83 @@ void judge_timing_model(GateResult& r, const std::string& model_name, const std:
       fail(origin, ": gates.timing.role_budgets[", i, "]: expected {role: <glob>, max_regression_pct: N}");
     const std::string glob = bud["role"];
     const double limit = bud["max_regression_pct"].get<double>();
-    for (const auto& row : rrows) {
-      const std::string role = row["key"];
-      if (::fnmatch(glob.c_str(), role.c_str(), 0) != 0 || row["delta_pct"].is_null()) continue;
-      const double dp = row["delta_pct"], noise = row["noise_pct"];
+    const json rows = to_json(m)["roles"];
+    for (size_t k = 0; k < m.diff.roles.size(); ++k) {
+      const auto& row = m.diff.roles[k];
+      if (::fnmatch(glob.c_str(), row.key.c_str(), 0) != 0 || !row.delta_percent) continue;
+      const double dp = *row.delta_percent, noise = row.noise_percent;
       Check c;
-      c.name = model_name + " role " + role;
-      c.metrics = row;
+      c.name = role_check_name(m.model, row.key);
+      c.metrics = rows[k];
       if (dp > limit + noise) {
         c.status = Status::Fail;
-        c.reason = "role " + role + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
+        c.reason = "role " + row.key + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
       } else {
-        c.reason = "role " + role + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
+        c.reason = "role " + row.key + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
       }
-      role_checks.push_back(c);
+      out.push_back(c);
     }
   }
-  std::string ev = model_name + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
+  return out;
+}
+
+std::string model_evidence(const TimingModel& m) {
+  const auto& d = m.diff;
+  const double ta = d.a_kernel_ns, tb = d.b_kernel_ns;
+  std::string ev = m.model + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
                    (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
-  for (size_t i = 0; i < krows.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(krows[i]);
+  for (size_t i = 0; i < d.kernels.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(d.kernels[i]);
   int added = 0, removed = 0;
-  for (const auto& k : krows) {
-    added += k["status"] == "added";
-    removed += k["status"] == "removed";
+  for (const auto& k : d.kernels) {
+    added += k.status == pfx::trace::DiffRow::Status::added;
+    removed += k.status == pfx::trace::DiffRow::Status::removed;
   }
   if (added || removed) ev += "; kernels added " + std::to_string(added) + ", removed " + std::to_string(removed);
+  return ev;
+}
+
+// Weight bytes per GEMM role of `model`, asked of the candidate build (`prefill info --json`);
+// empty where it cannot tell (an older build, a failing call): GB/s then stays blank.
+std::map<std::string, double> weight_bytes(const GateContext& ctx, const fs::path& model) {
+  if (!ctx.candidate.has_capability(contract::capability::kInfoTensors)) return {};
+  const auto call = ctx.engine(ctx.candidate).call({"info", "--model", model.string(), "--json"}, ctx.deadline.remaining(), true);
+  if (!call.ok()) {
+    ctx.say("no weight bytes for GB/s: " + call.reason);
+    return {};
+  }
+  try {
+    return weight_bytes_by_role(call.output, call.command);
+  } catch (const Error& e) {
+    ctx.say(std::string("no weight bytes for GB/s: ") + e.what());
+    return {};
+  }
+}
+
+}  // namespace
+
+void judge_timing_model(GateResult& r, const std::string& model_name, const std::vector<pfx::trace::TraceDiff>& diffs,
+                        const json& budgets, const std::string& origin, int prompt,
+                        const std::map<std::string, double>& role_weight_bytes) {
+  TimingModel m{model_name, prompt, pfx::trace::combine_repetitions(diffs)};
+  if (m.diff.per_pass)  // weight bytes are per pass; totals over a whole trace have no such count
+    for (auto& role : m.diff.roles) role.bytes = pfx::gates::role_weight_bytes(role_weight_bytes, role.key);
+  json models = r.details.value("models", json::array());
+  add_timing_output(r, m, models.size());
+  models.push_back(to_json(m));
+  r.details["models"] = models;
+  const auto& kernels = m.diff.kernels;
+  Check traced;
+  traced.name = model_name;
+  traced.status = kernels.empty() ? Status::Fail : Status::Pass;
+  traced.waivable = !kernels.empty();
+  traced.reason = kernels.empty() ? "the traces hold no kernel: nothing was timed"
+                                  : std::to_string(kernels.size()) + " kernels traced, GPU time " + grouped(std::llround(m.diff.a_kernel_ns)) +
+                                        " → " + grouped(std::llround(m.diff.b_kernel_ns)) + " ns";
+  const auto role_checks = budget_checks(m, budgets, origin);
   auto evs = r.details.value("model_evidence", std::vector<std::string>{});
-  evs.push_back(ev);
+  evs.push_back(model_evidence(m));
   r.details["model_evidence"] = evs;
-  for (auto& c : role_checks) r.checks.push_back(c);
+  for (const auto& c : role_checks) r.checks.push_back(c);
   r.checks.push_back(traced);
 }
 
@@ -184,6 +162,7 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
       r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
       continue;
     }
+    const auto role_bytes = weight_bytes(ctx, model.path);
     std::vector<pfx::trace::TraceDiff> diffs;
     bool broke = false;
     for (int rep = 0; rep < reps && !broke; ++rep) {
@@ -232,7 +211,7 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
       diffs.push_back(pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]));
     }
     if (broke) continue;
-    judge_timing_model(r, model_name, diffs, budgets, ctx.profile.origin(), prompt);
+    judge_timing_model(r, model_name, diffs, budgets, ctx.profile.origin(), prompt, role_bytes);
   }
   json per_model = r.details.value("models", json::array());
   std::vector<std::string> evidence = r.details.value("model_evidence", std::vector<std::string>{});

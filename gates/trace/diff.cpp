@@ -6,34 +6,57 @@
 #include <map>
 #include <sstream>
 
+#include "metrics/sample_stats.h"
 #include "trace/text_format.h"
 
 namespace pfx::trace {
 namespace {
 
-struct Side {
-  double ns = 0;
-  double count = 0;
+// One key on one side in one repetition.
+struct Sample {
+  double ns = 0, count = 0, flops = 0, flop_ns = 0;
   bool present = false;
 };
+// Per key, the samples of each side, one per repetition (absent: a zero sample).
+using Samples = std::map<std::string, std::pair<std::vector<Sample>, std::vector<Sample>>>;
 
-std::vector<DiffRow> diff_rows(const std::map<std::string, Side>& a, const std::map<std::string, Side>& b) {
-  std::map<std::string, std::pair<Side, Side>> joined;
-  for (const auto& [k, v] : a) joined[k].first = v;
-  for (const auto& [k, v] : b) joined[k].second = v;
+std::vector<double> times(const std::vector<Sample>& v) {
+  std::vector<double> out;
+  for (const Sample& s : v) out.push_back(s.ns);
+  return out;
+}
+double median_of(const std::vector<Sample>& v, double Sample::*field) {
+  std::vector<double> x;
+  for (const Sample& s : v) x.push_back(s.*field);
+  return median(std::move(x));
+}
+bool any_present(const std::vector<Sample>& v) {
+  return std::any_of(v.begin(), v.end(), [](const Sample& s) { return s.present; });
+}
+
+// The one computation of a diff row: medians of each side, Δ, Δ%, status, noise; sorted by |Δ|.
+std::vector<DiffRow> rows_from_samples(const Samples& samples) {
   std::vector<DiffRow> rows;
-  for (const auto& [key, sides] : joined) {
+  for (const auto& [key, sides] : samples) {
+    const auto& [a, b] = sides;
     DiffRow row;
     row.key = key;
-    row.a_ns = sides.first.ns;
-    row.b_ns = sides.second.ns;
-    row.a_count = sides.first.count;
-    row.b_count = sides.second.count;
+    row.a_samples_ns = times(a);
+    row.b_samples_ns = times(b);
+    row.a_ns = median(row.a_samples_ns);
+    row.b_ns = median(row.b_samples_ns);
+    row.a_count = median_of(a, &Sample::count);
+    row.b_count = median_of(b, &Sample::count);
+    row.a_flops = median_of(a, &Sample::flops);
+    row.b_flops = median_of(b, &Sample::flops);
+    row.a_flop_ns = median_of(a, &Sample::flop_ns);
+    row.b_flop_ns = median_of(b, &Sample::flop_ns);
     row.delta_ns = row.b_ns - row.a_ns;
-    if (!sides.first.present) row.status = DiffRow::Status::added;
-    else if (!sides.second.present) row.status = DiffRow::Status::removed;
+    if (!any_present(a)) row.status = DiffRow::Status::added;
+    else if (!any_present(b)) row.status = DiffRow::Status::removed;
     else if (row.delta_ns == 0) row.status = DiffRow::Status::same;
     if (row.a_ns > 0) row.delta_percent = 100.0 * row.delta_ns / row.a_ns;
+    row.noise_percent = std::max(spread_pct(row.a_samples_ns, row.a_ns), spread_pct(row.b_samples_ns, row.b_ns));
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
@@ -44,14 +67,29 @@ std::vector<DiffRow> diff_rows(const std::map<std::string, Side>& a, const std::
   return rows;
 }
 
-const char* status_name(DiffRow::Status s) {
-  switch (s) {
-    case DiffRow::Status::changed: return "changed";
-    case DiffRow::Status::same: return "same";
-    case DiffRow::Status::added: return "added";
-    case DiffRow::Status::removed: return "removed";
+// Adds repetition `rep` of `reps` to `samples`: every key gets a sample on both sides.
+void add_repetition(Samples& samples, const std::map<std::string, Sample>& a, const std::map<std::string, Sample>& b,
+                    std::size_t rep, std::size_t reps) {
+  for (const auto* side : {&a, &b})
+    for (const auto& [key, unused] : *side) {
+      auto& [sa, sb] = samples[key];
+      sa.resize(reps);
+      sb.resize(reps);
+    }
+  for (auto& [key, sides] : samples) {
+    if (auto it = a.find(key); it != a.end()) sides.first[rep] = it->second;
+    if (auto it = b.find(key); it != b.end()) sides.second[rep] = it->second;
   }
-  return "changed";
+}
+
+std::map<std::string, Sample> side_of(const std::vector<DiffRow>& rows, bool b) {
+  std::map<std::string, Sample> out;
+  for (const DiffRow& r : rows) {
+    const bool present = b ? r.status != DiffRow::Status::removed : r.status != DiffRow::Status::added;
+    if (!present) continue;
+    out[r.key] = b ? Sample{r.b_ns, r.b_count, r.b_flops, r.b_flop_ns, true} : Sample{r.a_ns, r.a_count, r.a_flops, r.a_flop_ns, true};
+  }
+  return out;
 }
 
 std::string ns_text(double ns) { return with_commas(static_cast<std::uint64_t>(std::llround(std::max(0.0, ns)))); }
@@ -64,6 +102,22 @@ std::string count_text(double n) {
 }
 
 }  // namespace
+
+const char* status_name(DiffRow::Status s) {
+  switch (s) {
+    case DiffRow::Status::changed: return "changed";
+    case DiffRow::Status::same: return "same";
+    case DiffRow::Status::added: return "added";
+    case DiffRow::Status::removed: return "removed";
+  }
+  return "changed";
+}
+
+std::optional<DiffRow::Status> status_from_name(const std::string& name) {
+  for (auto s : {DiffRow::Status::changed, DiffRow::Status::same, DiffRow::Status::added, DiffRow::Status::removed})
+    if (name == status_name(s)) return s;
+  return std::nullopt;
+}
 
 TraceDiff diff_summaries(const Summary& a, const Summary& b) {
   TraceDiff d;
@@ -85,16 +139,49 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b) {
   d.a_busy_ns = static_cast<double>(a.busy.union_ns) / a_div;
   d.b_busy_ns = static_cast<double>(b.busy.union_ns) / b_div;
 
-  std::map<std::string, Side> ka, kb, ra, rb;
-  auto side = [](std::uint64_t ns, std::uint64_t count, double div) {
-    return Side{static_cast<double>(ns) / div, static_cast<double>(count) / div, true};
-  };
-  for (const auto& k : a.kernels) ka[k.name] = side(k.total_ns, k.count, a_div);
-  for (const auto& k : b.kernels) kb[k.name] = side(k.total_ns, k.count, b_div);
-  for (const auto& r : a.roles) ra[r.key] = side(r.exclusive_ns, r.kernels, a_div);
-  for (const auto& r : b.roles) rb[r.key] = side(r.exclusive_ns, r.kernels, b_div);
-  d.kernels = diff_rows(ka, kb);
-  d.roles = diff_rows(ra, rb);
+  std::map<std::string, Sample> ka, kb, ra, rb;
+  for (const auto& k : a.kernels) ka[k.name] = Sample{k.total_ns / a_div, k.count / a_div, 0, 0, true};
+  for (const auto& k : b.kernels) kb[k.name] = Sample{k.total_ns / b_div, k.count / b_div, 0, 0, true};
+  for (const auto& r : a.roles) ra[r.key] = Sample{r.exclusive_ns / a_div, r.kernels / a_div, r.flops / a_div, r.flop_time_ns / a_div, true};
+  for (const auto& r : b.roles) rb[r.key] = Sample{r.exclusive_ns / b_div, r.kernels / b_div, r.flops / b_div, r.flop_time_ns / b_div, true};
+  Samples ks, rs;
+  add_repetition(ks, ka, kb, 0, 1);
+  add_repetition(rs, ra, rb, 0, 1);
+  d.kernels = rows_from_samples(ks);
+  d.roles = rows_from_samples(rs);
+  return d;
+}
+
+TraceDiff combine_repetitions(const std::vector<TraceDiff>& reps) {
+  TraceDiff d;
+  if (reps.empty()) return d;
+  const TraceDiff& first = reps.front();
+  d.a_source = first.a_source;
+  d.b_source = first.b_source;
+  d.per_pass = first.per_pass;
+  d.busy_range = first.busy_range;
+  d.a_passes = first.a_passes;
+  d.b_passes = first.b_passes;
+  d.repetitions = reps.size();
+  std::vector<double> ak, bk, ab, bb;
+  Samples ks, rs;
+  for (std::size_t i = 0; i < reps.size(); ++i) {
+    const TraceDiff& r = reps[i];
+    ak.push_back(r.a_kernel_ns);
+    bk.push_back(r.b_kernel_ns);
+    ab.push_back(r.a_busy_ns);
+    bb.push_back(r.b_busy_ns);
+    add_repetition(ks, side_of(r.kernels, false), side_of(r.kernels, true), i, reps.size());
+    add_repetition(rs, side_of(r.roles, false), side_of(r.roles, true), i, reps.size());
+    for (const std::string& w : r.warnings)
+      if (std::find(d.warnings.begin(), d.warnings.end(), w) == d.warnings.end()) d.warnings.push_back(w);
+  }
+  d.a_kernel_ns = median(ak);
+  d.b_kernel_ns = median(bk);
+  d.a_busy_ns = median(ab);
+  d.b_busy_ns = median(bb);
+  d.kernels = rows_from_samples(ks);
+  d.roles = rows_from_samples(rs);
   return d;
 }
 
@@ -118,37 +205,58 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
     out << "busy in '" << d.busy_range << "': " << ns_text(d.a_busy_ns) << " -> " << ns_text(d.b_busy_ns) << " ns ("
         << delta_text(d.b_busy_ns - d.a_busy_ns) << " ns, " << signed_percent(pct(d.a_busy_ns, d.b_busy_ns)) << ")\n";
   }
-  auto table = [&](const char* title, const char* key_header, const std::vector<DiffRow>& rows, std::size_t limit) {
+  // Roles also show their FLOP rates (from the ranges' payloads); kernels have none.
+  auto table = [&](const char* title, const char* key_header, const std::vector<DiffRow>& rows, std::size_t limit, bool rates) {
     out << "\n" << title << (limit > 0 && rows.size() > limit ? " (top " + std::to_string(limit) + ")" : "") << "\n";
-    TextTable t({key_header, "A ns", "B ns", "delta ns", "delta %", "A n", "B n", "status"});
+    std::vector<std::string> header = {key_header, "A ns", "B ns", "delta ns", "delta %", "A n", "B n", "status"};
+    if (rates) header.insert(header.end(), {"A TFLOP/s", "B TFLOP/s"});
+    TextTable t(header);
     std::size_t shown = 0;
+    auto rate = [](const std::optional<double>& v) { return v ? fixed(*v, 1) : std::string("-"); };
     for (const DiffRow& r : rows) {
       if (limit > 0 && shown++ >= limit) break;
       std::string percent_cell = r.status == DiffRow::Status::added ? "new"
                         : r.delta_percent                    ? signed_percent(r.delta_percent)
                                                              : "-";
-      t.add({r.key, ns_text(r.a_ns), ns_text(r.b_ns), delta_text(r.delta_ns), percent_cell, count_text(r.a_count),
-             count_text(r.b_count), status_name(r.status)});
+      std::vector<std::string> cells = {r.key, ns_text(r.a_ns), ns_text(r.b_ns), delta_text(r.delta_ns), percent_cell,
+                                        count_text(r.a_count), count_text(r.b_count), status_name(r.status)};
+      if (rates) cells.insert(cells.end(), {rate(r.a_tflops()), rate(r.b_tflops())});
+      t.add(cells);
     }
     out << t.str();
   };
-  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, 0);
-  table("by kernel (sorted by |delta|)", "kernel", d.kernels, top);
+  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, 0, true);
+  table("by kernel (sorted by |delta|)", "kernel", d.kernels, top, false);
   return out.str();
 }
 
 nlohmann::ordered_json diff_to_json(const TraceDiff& d) {
-  auto rows = [](const std::vector<DiffRow>& in) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  using ojson = nlohmann::ordered_json;
+  auto opt = [](const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); };
+  auto rows = [&](const std::vector<DiffRow>& in, bool rates) {
+    ojson out = ojson::array();
     for (const DiffRow& r : in) {
-      out.push_back({{"key", r.key},
-                     {"status", status_name(r.status)},
-                     {"a_ns", r.a_ns},
-                     {"b_ns", r.b_ns},
-                     {"a_count", r.a_count},
-                     {"b_count", r.b_count},
-                     {"delta_ns", r.delta_ns},
-                     {"delta_percent", r.delta_percent ? nlohmann::ordered_json(*r.delta_percent) : nlohmann::ordered_json(nullptr)}});
+      ojson row = {{"key", r.key},
+                   {"status", status_name(r.status)},
+                   {"a_ns", r.a_ns},
+                   {"b_ns", r.b_ns},
+                   {"a_count", r.a_count},
+                   {"b_count", r.b_count},
+                   {"delta_ns", r.delta_ns},
+                   {"delta_percent", opt(r.delta_percent)},
+                   {"a_samples_ns", r.a_samples_ns},
+                   {"b_samples_ns", r.b_samples_ns},
+                   {"noise_percent", r.noise_percent}};
+      if (rates) {
+        row["a_flops"] = r.a_flops;
+        row["b_flops"] = r.b_flops;
+        row["a_tflops"] = opt(r.a_tflops());
+        row["b_tflops"] = opt(r.b_tflops());
+        row["bytes"] = opt(r.bytes);
+        row["a_gbps"] = opt(r.a_gbps());
+        row["b_gbps"] = opt(r.b_gbps());
+      }
+      out.push_back(row);
     }
     return out;
   };
@@ -163,8 +271,9 @@ nlohmann::ordered_json diff_to_json(const TraceDiff& d) {
                         {"b_kernel_ns", d.b_kernel_ns},
                         {"a_busy_ns", d.a_busy_ns},
                         {"b_busy_ns", d.b_busy_ns},
-                        {"kernels", rows(d.kernels)},
-                        {"roles", rows(d.roles)},
+                        {"repetitions", d.repetitions},
+                        {"kernels", rows(d.kernels, false)},
+                        {"roles", rows(d.roles, true)},
                         {"warnings", d.warnings}};
 }
 

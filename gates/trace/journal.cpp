@@ -22,20 +22,19 @@ std::string line(const nlohmann::ordered_json& record) {
 
 json id_or_null(RangeId id) { return id == kNoRange ? json(nullptr) : json(id); }
 
+// {"t": type} followed by the record's fields.
+nlohmann::ordered_json typed_record(const char* type, const nlohmann::ordered_json& fields) {
+  nlohmann::ordered_json record{{"t", type}};
+  for (const auto& [key, value] : fields.items()) record[key] = value;
+  return record;
+}
+
 RangeId id_from(const json& record, const char* key, const std::string& where) {
   const json* v = json_optional_field(record, key, where);
   if (v == nullptr) return kNoRange;
   RangeId id = json_u64(*v, json_path(where, key));
   if (id == kNoRange) fail(json_path(where, key), ": range ids start at 1; use null for no range");
   return id;
-}
-
-std::array<std::int32_t, 3> dim3_from(const json& record, const char* key, const std::string& where) {
-  const json& v = json_field(record, key, where);
-  if (!v.is_array() || v.size() != 3) fail(json_path(where, key), ": expected an array of 3 integers, got ", describe_json(v));
-  std::array<std::int32_t, 3> out{};
-  for (std::size_t i = 0; i < 3; ++i) out[i] = json_i32(v[i], json_path(where, std::string(key) + "[" + std::to_string(i) + "]"));
-  return out;
 }
 
 }  // namespace
@@ -53,70 +52,46 @@ std::string journal_line(const JournalHeader& header) {
 
 std::string journal_line(const TrackerEvent& event) {
   if (const auto* begin = std::get_if<RangeBeginEvent>(&event)) {
+    // The trace's range keys (trace_json.cpp): the begin time is the range's start_ns.
     return line(nlohmann::ordered_json{{"t", "range_begin"},
                      {"id", begin->id},
                      {"domain", begin->domain},
                      {"name", begin->name},
-                     {"kind", begin->kind == RangeKind::push_pop ? "push_pop" : "start_end"},
+                     {"kind", range_kind_name(begin->kind)},
                      {"thread", begin->thread},
                      {"parent", id_or_null(begin->parent)},
-                     {"ts", begin->ts},
+                     {"start_ns", begin->ts},
                      {"payload", payload_to_json(begin->payload)}});
   }
   if (const auto* end = std::get_if<RangeEndEvent>(&event)) {
-    return line(nlohmann::ordered_json{{"t", "range_end"}, {"id", end->id}, {"thread", end->thread}, {"ts", end->ts}});
+    return line(nlohmann::ordered_json{{"t", "range_end"}, {"id", end->id}, {"thread", end->thread}, {"end_ns", end->ts}});
   }
   const auto& launch = std::get<LaunchEvent>(event);
   return line(nlohmann::ordered_json{{"t", "launch"},
-                   {"corr", launch.correlation_id},
+                   {"correlation_id", launch.correlation_id},
                    {"thread", launch.thread},
                    {"range", id_or_null(launch.range)},
                    {"api", launch.api ? json(launch.api) : json(nullptr)}});
 }
 
-std::string journal_line(const TraceKernel& k) {
-  return line(nlohmann::ordered_json{{"t", "kernel"},
-                   {"name", k.name},
-                   {"mangled", k.mangled},
-                   {"corr", k.correlation_id},
-                   {"device", k.device},
-                   {"context", k.context},
-                   {"stream", k.stream},
-                   {"grid", k.grid},
-                   {"block", k.block},
-                   {"registers", k.registers},
-                   {"static_smem", k.static_smem},
-                   {"dynamic_smem", k.dynamic_smem},
-                   {"local_mem_per_thread", k.local_mem_per_thread},
-                   {"start", k.start_ns},
-                   {"end", k.end_ns}});
-}
+std::string journal_line(const TraceKernel& k) { return line(typed_record("kernel", kernel_to_json(k))); }
 
 std::string journal_line(const TransferEvent& t) {
   nlohmann::ordered_json record{{"t", t.is_memset ? "memset" : "memcpy"},
-              {"corr", t.correlation_id},
+              {"correlation_id", t.correlation_id},
               {"bytes", t.bytes},
-              {"start", t.start_ns},
-              {"end", t.end_ns},
+              {"start_ns", t.start_ns},
+              {"end_ns", t.end_ns},
               {"device", t.device},
               {"stream", t.stream}};
   if (!t.is_memset) {
     record["copy_kind"] = t.copy_kind;
-    record["runtime_corr"] = t.runtime_correlation_id;
+    record["runtime_correlation_id"] = t.runtime_correlation_id;
   }
   return line(record);
 }
 
-std::string journal_line(const TraceDevice& d) {
-  return line(nlohmann::ordered_json{{"t", "device"},
-                   {"id", d.id},
-                   {"name", d.name},
-                   {"cc_major", d.cc_major},
-                   {"cc_minor", d.cc_minor},
-                   {"multiprocessors", d.multiprocessors},
-                   {"global_memory_bytes", d.global_memory_bytes},
-                   {"core_clock_khz", d.core_clock_khz}});
-}
+std::string journal_line(const TraceDevice& d) { return line(typed_record("device", device_to_json(d))); }
 
 std::string journal_dropped_line(std::uint64_t count) { return line(nlohmann::ordered_json{{"t", "dropped"}, {"count", count}}); }
 
@@ -126,7 +101,7 @@ std::string journal_counters_line(std::uint64_t unmatched_range_ends) {
 
 std::string journal_note_line(std::string_view text) { return line(nlohmann::ordered_json{{"t", "note"}, {"text", text}}); }
 
-std::string journal_end_line(std::uint64_t ts) { return line(nlohmann::ordered_json{{"t", "end"}, {"ts", ts}}); }
+std::string journal_end_line(std::uint64_t ts) { return line(nlohmann::ordered_json{{"t", "end"}, {"end_ns", ts}}); }
 
 namespace {
 
@@ -141,60 +116,38 @@ void read_record(const json& r, const std::string& where, JournalContents& out) 
     if (b.id == kNoRange) fail(json_path(where, "id"), ": range ids start at 1");
     b.domain = f.str("domain");
     b.name = f.str("name");
-    std::string kind = f.str("kind");
-    if (kind == "push_pop") b.kind = RangeKind::push_pop;
-    else if (kind == "start_end") b.kind = RangeKind::start_end;
-    else fail(json_path(where, "kind"), ": expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
+    b.kind = range_kind_from_json(f.field("kind"), f.path("kind"));
     b.thread = f.u32("thread");
     b.parent = id_from(r, "parent", where);
-    b.ts = f.u64("ts");
+    b.ts = f.u64("start_ns");
     b.payload = payload_from_json(f.field("payload"), f.path("payload"));
     out.range_begins.push_back(std::move(b));
   } else if (type == "range_end") {
-    out.range_ends.push_back(RangeEndEvent{f.u64("id"), f.u32("thread"), f.u64("ts")});
+    const RangeId id = f.u64("id");  // first: a bad id is the error to report
+    out.range_ends.push_back(RangeEndEvent{id, f.u32("thread"), f.u64("end_ns")});
   } else if (type == "launch") {
-    out.launches.push_back(LaunchEvent{f.u32("corr"), f.u32("thread"), id_from(r, "range", where), nullptr});
+    out.launches.push_back(LaunchEvent{f.u32("correlation_id"), f.u32("thread"), id_from(r, "range", where), nullptr});
   } else if (type == "kernel") {
-    TraceKernel k;
-    k.name = f.str("name");
-    k.mangled = f.str("mangled");
-    k.correlation_id = f.u32("corr");
-    k.device = f.u32("device");
-    k.context = f.u32("context");
-    k.stream = f.u32("stream");
-    k.grid = dim3_from(r, "grid", where);
-    k.block = dim3_from(r, "block", where);
-    k.registers = f.u32("registers");
-    k.static_smem = f.i32("static_smem");
-    k.dynamic_smem = f.i32("dynamic_smem");
-    k.local_mem_per_thread = f.u32("local_mem_per_thread");
-    k.start_ns = f.u64("start");
-    k.end_ns = f.u64("end");
+    TraceKernel k = kernel_from_json(r, where);
+    k.thread.reset();  // attribution comes from the launch records at assembly
+    k.range = kNoRange;
     out.kernels.push_back(std::move(k));
   } else if (type == "memcpy" || type == "memset") {
     TransferEvent t;
     t.is_memset = type == "memset";
-    t.correlation_id = f.u32("corr");
+    t.correlation_id = f.u32("correlation_id");
     t.bytes = f.u64("bytes");
-    t.start_ns = f.u64("start");
-    t.end_ns = f.u64("end");
+    t.start_ns = f.u64("start_ns");
+    t.end_ns = f.u64("end_ns");
     t.device = f.u32("device");
     t.stream = f.u32("stream");
     if (!t.is_memset) {
       t.copy_kind = f.str("copy_kind");
-      t.runtime_correlation_id = f.u32("runtime_corr");
+      t.runtime_correlation_id = f.u32("runtime_correlation_id");
     }
     out.transfers.push_back(std::move(t));
   } else if (type == "device") {
-    TraceDevice d;
-    d.id = f.u32("id");
-    d.name = f.str("name");
-    d.cc_major = f.u32("cc_major");
-    d.cc_minor = f.u32("cc_minor");
-    d.multiprocessors = f.u32("multiprocessors");
-    d.global_memory_bytes = f.u64("global_memory_bytes");
-    d.core_clock_khz = f.u32("core_clock_khz");
-    out.devices.push_back(std::move(d));
+    out.devices.push_back(device_from_json(r, where));
   } else if (type == "dropped") {
     out.dropped_records += f.u64("count");
   } else if (type == "counters") {

@@ -1,10 +1,12 @@
 // The journal: what the injection library appends, as JSON Lines, while the traced program runs
-// (schema "kerneltrace-journal/1"). It is the single source of a trace: at a clean exit the library
+// (schema "kerneltrace-journal/2", docs/schemas/kerneltrace.md). It is the single source of a trace: at a clean exit the library
 // reads it back and assembles the trace (assemble.h); after a crash `kerneltrace recover` does the
 // same with whatever reached the file, and the trace says complete=false.
 //
 // One record per line, {"t": <type>, ...}: header (first line), range_begin, range_end, launch,
 // kernel, memcpy, memset, device, dropped, counters, note, end (last line of a finished journal).
+// A kernel and a device record carry the trace file's keys (json_fields.h writes both); every
+// time is *_ns, every correlation id correlation_id. Version 1 (corr/start/end/ts) is not read.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -19,7 +21,7 @@
 
 namespace pfx::trace {
 
-inline constexpr const char* kJournalSchema = "kerneltrace-journal/1";
+inline constexpr const char* kJournalSchema = "kerneltrace-journal/2";
 
 struct JournalHeader {
   std::string tool_version;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "util/error.h"
 
@@ -204,6 +205,96 @@ TraceOptions options_from_json(const json& value, const std::string& where) {
     options.keep_journal = json_bool(*keep, json_path(where, "keep_journal"));
   }
   return options;
+}
+
+const char* range_kind_name(RangeKind kind) { return kind == RangeKind::push_pop ? "push_pop" : "start_end"; }
+
+RangeKind range_kind_from_json(const json& value, const std::string& where) {
+  const std::string kind = json_string(value, where);
+  if (kind == "push_pop") return RangeKind::push_pop;
+  if (kind == "start_end") return RangeKind::start_end;
+  fail(where, ": expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
+}
+
+namespace {
+
+json id_or_null(RangeId id) { return id == kNoRange ? json(nullptr) : json(id); }
+
+std::array<std::int32_t, 3> dim3_from_json(const json& v, const std::string& where) {
+  if (!v.is_array() || v.size() != 3) fail(where, ": expected an array of 3 integers, got ", describe_json(v));
+  return {json_i32(v[0], where + "[0]"), json_i32(v[1], where + "[1]"), json_i32(v[2], where + "[2]")};
+}
+
+}  // namespace
+
+nlohmann::ordered_json kernel_to_json(const TraceKernel& k) {
+  using ojson = nlohmann::ordered_json;
+  return ojson{{"name", k.name},
+               {"mangled", k.mangled},
+               {"correlation_id", k.correlation_id},
+               {"device", k.device},
+               {"context", k.context},
+               {"stream", k.stream},
+               {"grid", k.grid},
+               {"block", k.block},
+               {"registers", k.registers},
+               {"static_smem", k.static_smem},
+               {"dynamic_smem", k.dynamic_smem},
+               {"local_mem_per_thread", k.local_mem_per_thread},
+               {"start_ns", k.start_ns},
+               {"end_ns", k.end_ns},
+               {"thread", k.thread ? ojson(*k.thread) : ojson(nullptr)},
+               {"range", id_or_null(k.range)}};
+}
+
+TraceKernel kernel_from_json(const json& k, const std::string& kw) {
+  const FieldReader f(k, kw);
+  TraceKernel kernel;
+  kernel.name = f.str("name");
+  kernel.mangled = f.str("mangled");
+  kernel.correlation_id = f.u32("correlation_id");
+  kernel.device = f.u32("device");
+  kernel.context = f.u32("context");
+  kernel.stream = f.u32("stream");
+  kernel.grid = dim3_from_json(f.field("grid"), f.path("grid"));
+  kernel.block = dim3_from_json(f.field("block"), f.path("block"));
+  kernel.registers = f.u32("registers");
+  kernel.static_smem = f.i32("static_smem");
+  kernel.dynamic_smem = f.i32("dynamic_smem");
+  kernel.local_mem_per_thread = f.u32("local_mem_per_thread");
+  kernel.start_ns = f.u64("start_ns");
+  kernel.end_ns = f.u64("end_ns");
+  if (kernel.end_ns < kernel.start_ns) fail(f.path("end_ns"), ": ", kernel.end_ns, " is before start_ns ", kernel.start_ns);
+  if (const json* thread = json_optional_field(k, "thread", kw)) kernel.thread = json_u32(*thread, json_path(kw, "thread"));
+  if (const json* range = json_optional_field(k, "range", kw)) kernel.range = json_u64(*range, json_path(kw, "range"));
+  return kernel;
+}
+
+nlohmann::ordered_json device_to_json(const TraceDevice& d) {
+  return nlohmann::ordered_json{{"id", d.id},
+                                {"name", d.name},
+                                {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                                {"multiprocessors", d.multiprocessors},
+                                {"global_memory_bytes", d.global_memory_bytes},
+                                {"core_clock_khz", d.core_clock_khz}};
+}
+
+TraceDevice device_from_json(const json& d, const std::string& dw) {
+  const FieldReader f(d, dw);
+  TraceDevice dev;
+  dev.id = f.u32("id");
+  dev.name = f.str("name");
+  const std::string cc = f.str("compute_capability");
+  unsigned major = 0, minor = 0;
+  char dot = 0;
+  std::istringstream ccin(cc);
+  if (!(ccin >> major >> dot >> minor) || dot != '.') fail(f.path("compute_capability"), ": expected \"MAJOR.MINOR\", got \"", cc, "\"");
+  dev.cc_major = major;
+  dev.cc_minor = minor;
+  dev.multiprocessors = f.u32("multiprocessors");
+  dev.global_memory_bytes = f.u64("global_memory_bytes");
+  dev.core_clock_khz = f.u32("core_clock_khz");
+  return dev;
 }
 
 }  // namespace pfx::trace

@@ -32,30 +32,18 @@ const json& array_field(const json& obj, const char* key, const std::string& whe
   return v;
 }
 
-std::array<std::int32_t, 3> dim3_from_json(const json& v, const std::string& where) {
-  if (!v.is_array() || v.size() != 3) fail(where, ": expected an array of 3 integers, got ", describe_json(v));
-  return {json_i32(v[0], where + "[0]"), json_i32(v[1], where + "[1]"), json_i32(v[2], where + "[2]")};
-}
-
 }  // namespace
 
 nlohmann::ordered_json trace_to_json(const Trace& trace) {
   using ojson = nlohmann::ordered_json;
   ojson devices = ojson::array();
-  for (const TraceDevice& d : trace.devices) {
-    devices.push_back(ojson{{"id", d.id},
-                           {"name", d.name},
-                           {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                           {"multiprocessors", d.multiprocessors},
-                           {"global_memory_bytes", d.global_memory_bytes},
-                           {"core_clock_khz", d.core_clock_khz}});
-  }
+  for (const TraceDevice& d : trace.devices) devices.push_back(device_to_json(d));
   ojson ranges = ojson::array();
   for (const TraceRange& r : trace.ranges) {
     ranges.push_back(ojson{{"id", r.id},
                           {"domain", r.domain},
                           {"name", r.name},
-                          {"kind", r.kind == RangeKind::push_pop ? "push_pop" : "start_end"},
+                          {"kind", range_kind_name(r.kind)},
                           {"thread", r.thread},
                           {"parent", id_or_null(r.parent)},
                           {"start_ns", r.start_ns},
@@ -64,24 +52,7 @@ nlohmann::ordered_json trace_to_json(const Trace& trace) {
                           {"occurrence", r.occurrence}});
   }
   ojson kernels = ojson::array();
-  for (const TraceKernel& k : trace.kernels) {
-    kernels.push_back(ojson{{"name", k.name},
-                           {"mangled", k.mangled},
-                           {"correlation_id", k.correlation_id},
-                           {"device", k.device},
-                           {"context", k.context},
-                           {"stream", k.stream},
-                           {"grid", k.grid},
-                           {"block", k.block},
-                           {"registers", k.registers},
-                           {"static_smem", k.static_smem},
-                           {"dynamic_smem", k.dynamic_smem},
-                           {"local_mem_per_thread", k.local_mem_per_thread},
-                           {"start_ns", k.start_ns},
-                           {"end_ns", k.end_ns},
-                           {"thread", k.thread ? ojson(*k.thread) : ojson(nullptr)},
-                           {"range", id_or_null(k.range)}});
-  }
+  for (const TraceKernel& k : trace.kernels) kernels.push_back(kernel_to_json(k));
   ojson memcpy = ojson::object();
   for (const auto& [kind, totals] : trace.memcpy_by_kind) memcpy[kind] = totals_to_json(totals);
   const TraceStats& s = trace.stats;
@@ -129,27 +100,7 @@ Trace trace_from_json(const json& root, const std::string& source) {
   t.options = options_from_json(json_field(root, "options", at("")), at("options"));
 
   const json& devices = array_field(root, "devices", at(""));
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const std::string dw = at("devices[" + std::to_string(i) + "]");
-    const json& d = devices[i];
-    const FieldReader f(d, dw);
-    TraceDevice dev;
-    dev.id = f.u32("id");
-    dev.name = f.str("name");
-    std::string cc = f.str("compute_capability");
-    unsigned major = 0, minor = 0;
-    char dot = 0;
-    std::istringstream ccin(cc);
-    if (!(ccin >> major >> dot >> minor) || dot != '.') {
-      fail(dw, ".compute_capability: expected \"MAJOR.MINOR\", got \"", cc, "\"");
-    }
-    dev.cc_major = major;
-    dev.cc_minor = minor;
-    dev.multiprocessors = f.u32("multiprocessors");
-    dev.global_memory_bytes = f.u64("global_memory_bytes");
-    dev.core_clock_khz = f.u32("core_clock_khz");
-    t.devices.push_back(std::move(dev));
-  }
+  for (std::size_t i = 0; i < devices.size(); ++i) t.devices.push_back(device_from_json(devices[i], at("devices[" + std::to_string(i) + "]")));
 
   const FieldReader stats(json_field(root, "stats", at("")), at("stats"));
   t.stats.kernels_recorded = stats.u64("kernels_recorded");
@@ -175,10 +126,7 @@ Trace trace_from_json(const json& root, const std::string& source) {
     if (!ids.insert(range.id).second) fail(rw, ".id: range id ", range.id, " appears twice");
     range.domain = f.str("domain");
     range.name = f.str("name");
-    std::string kind = f.str("kind");
-    if (kind == "push_pop") range.kind = RangeKind::push_pop;
-    else if (kind == "start_end") range.kind = RangeKind::start_end;
-    else fail(rw, ".kind: expected \"push_pop\" or \"start_end\", got \"", kind, "\"");
+    range.kind = range_kind_from_json(f.field("kind"), f.path("kind"));
     range.thread = f.u32("thread");
     if (const json* parent = json_optional_field(r, "parent", rw)) range.parent = json_u64(*parent, rw + ".parent");
     range.start_ns = f.u64("start_ns");
@@ -205,31 +153,9 @@ Trace trace_from_json(const json& root, const std::string& source) {
   const json& kernels = array_field(root, "kernels", at(""));
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string kw = at("kernels[" + std::to_string(i) + "]");
-    const json& k = kernels[i];
-    const FieldReader f(k, kw);
-    TraceKernel kernel;
-    kernel.name = f.str("name");
-    kernel.mangled = f.str("mangled");
-    kernel.correlation_id = f.u32("correlation_id");
-    kernel.device = f.u32("device");
-    kernel.context = f.u32("context");
-    kernel.stream = f.u32("stream");
-    kernel.grid = dim3_from_json(f.field("grid"), f.path("grid"));
-    kernel.block = dim3_from_json(f.field("block"), f.path("block"));
-    kernel.registers = f.u32("registers");
-    kernel.static_smem = f.i32("static_smem");
-    kernel.dynamic_smem = f.i32("dynamic_smem");
-    kernel.local_mem_per_thread = f.u32("local_mem_per_thread");
-    kernel.start_ns = f.u64("start_ns");
-    kernel.end_ns = f.u64("end_ns");
-    if (kernel.end_ns < kernel.start_ns) {
-      fail(kw, ".end_ns: ", kernel.end_ns, " is before start_ns ", kernel.start_ns);
-    }
-    if (const json* thread = json_optional_field(k, "thread", kw)) kernel.thread = json_u32(*thread, kw + ".thread");
-    if (const json* range = json_optional_field(k, "range", kw)) {
-      kernel.range = json_u64(*range, kw + ".range");
-      if (!ids.count(kernel.range)) fail(kw, ".range: range ", kernel.range, " is not in ranges");
-    }
+    TraceKernel kernel = kernel_from_json(kernels[i], kw);
+    if (json_optional_field(kernels[i], "range", kw) && !ids.count(kernel.range))
+      fail(kw, ".range: range ", kernel.range, " is not in ranges");
     t.kernels.push_back(std::move(kernel));
   }
   std::stable_sort(t.kernels.begin(), t.kernels.end(),

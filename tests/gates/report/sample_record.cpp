@@ -1,6 +1,11 @@
 // See sample_record.h.
 #include "sample_record.h"
 
+#include "ab/ab_report.h"
+#include "ptxas/ptxas_gate.h"
+#include "suite/suite_gate.h"
+#include "timing/timing_report.h"
+
 using namespace pfx::gates;
 using nlohmann::json;
 
@@ -44,36 +49,52 @@ LandingRecord sample_record() {
 
   GateResult ptxas;
   ptxas.gate = "ptxas";
-  ptxas.details["kernels"] = json::array(
-      {{{"kernel", "k_gemm_q6k_bt"},
-        {"baseline", {{"registers", 85}, {"spill_store_bytes", 0}, {"spill_load_bytes", 0}, {"stack_bytes", 0}, {"static_smem_bytes", 0},
-                      {"dynamic_smem_bytes", 29696}, {"threads_per_block", 256}, {"blocks_per_sm", 2}, {"limiter", "registers"}}},
-        {"candidate", {{"registers", 87}, {"spill_store_bytes", 0}, {"spill_load_bytes", 0}, {"stack_bytes", 0}, {"static_smem_bytes", 0},
-                       {"dynamic_smem_bytes", 29696}, {"threads_per_block", 256}, {"blocks_per_sm", 2}, {"limiter", "registers"}}},
-        {"budgets", json::array({{{"kernels", "*"}, {"max_spill_bytes", 0}}})}}});
-  ptxas.checks = {{"k_gemm_q6k_bt", Status::Pass, "85 → 87 regs, 0 B spill, 2 blocks/SM kept (within budget)"}};
-  ptxas.evidence = "1 kernels, max 87 regs, 0 B spill in total; changed: k_gemm_q6k_bt 85 → 87 regs, 0 B spill, 2 blocks/SM kept";
+  auto q6k = [](int registers) {
+    KernelResources k;
+    k.name = "k_gemm_q6k_bt";
+    k.registers = registers;
+    k.dynamic_smem_bytes = 29696;
+    k.threads_per_block = 256;
+    return k;
+  };
+  const KernelResourceFile ptxas_base{"sm_90a", {q6k(85)}}, ptxas_cand{"sm_90a", {q6k(87)}};
+  compare_kernel_resources(ptxas, &ptxas_base, ptxas_cand, json::array({{{"kernels", "*"}, {"max_spill_bytes", 0}}}), "default.yaml");
   settle_from_checks(ptxas);
   r.put(ptxas);
 
   GateResult suite;
   suite.gate = "suite";
-  suite.details = {{"passed", 166}, {"failed", 0}, {"skipped", 3}};
-  suite.checks = {{"ctest", Status::Pass, "166 passed, 0 failed, 3 skipped"}};
-  suite.evidence = "suite 166/0/3 (passed/failed/skipped)";
+  judge_junit(suite, JUnitReport{{}, 166, 0, 3});
   settle_from_checks(suite);
   r.put(suite);
 
   GateResult timing;
   timing.gate = "timing";
-  timing.details["models"] = json::array(
-      {{{"model", "llama-7b-q4km"}, {"reps", 3}, {"baseline_kernel_ns", 330000000.0}, {"candidate_kernel_ns", 290000000.0},
-        {"kernels", json::array({{{"key", "k_gemm_q6k_bt"}, {"baseline_ns", 2549248.0}, {"candidate_ns", 2046848.0}, {"delta_ns", -502400.0},
-                                  {"delta_pct", -19.708}, {"status", "changed"}},
-                                 {{"key", "k_gemm_q4k_128x128"}, {"baseline_ns", 9000000.0}, {"candidate_ns", 9050000.0}, {"delta_ns", 50000.0},
-                                  {"delta_pct", 0.56}, {"status", "changed"}}})},
-        {"roles", json::array({{{"key", "attn_v"}, {"baseline_ns", 2549248.0}, {"candidate_ns", 2046848.0}, {"delta_ns", -502400.0},
-                                {"delta_pct", -19.708}, {"status", "changed"}}})}}});
+  using pfx::trace::DiffRow;
+  TimingModel model{"llama-7b-q4km", 512, {}};
+  model.diff.repetitions = 3;
+  model.diff.per_pass = true;
+  model.diff.busy_range = "prefill";
+  model.diff.a_kernel_ns = 330000000.0;
+  model.diff.b_kernel_ns = 290000000.0;
+  auto diff_row = [](const char* key, double a, double b, double pct) {
+    DiffRow d;
+    d.key = key;
+    d.a_ns = a;
+    d.b_ns = b;
+    d.delta_ns = b - a;
+    d.delta_percent = pct;
+    return d;
+  };
+  model.diff.kernels = {diff_row("k_gemm_q6k_bt", 2549248.0, 2046848.0, -19.708), diff_row("k_gemm_q4k_128x128", 9000000.0, 9050000.0, 0.56)};
+  DiffRow attn_v = diff_row("attn_v", 2549248.0, 2046848.0, -19.708);
+  attn_v.a_flops = attn_v.b_flops = 2.0 * 512 * 4096 * 1024 * 32;  // 2·T·rows·cols over 32 layers
+  attn_v.a_flop_ns = attn_v.a_ns;
+  attn_v.b_flop_ns = attn_v.b_ns;
+  attn_v.bytes = 32 * 4096 * 1024 * 0.8203125;  // q6_K weights: 210 bytes per 256 values
+  model.diff.roles = {attn_v};
+  timing.details["models"] = json::array({to_json(model)});
+  add_timing_output(timing, model, 0);
   timing.checks = {{"llama-7b-q4km", Status::Pass, "2 kernels traced"}};
   timing.evidence = "llama-7b-q4km: top movers: k_gemm_q6k_bt 2,549,248 → 2,046,848 ns (-19.7%)";
   settle_from_checks(timing);
@@ -82,12 +103,15 @@ LandingRecord sample_record() {
   GateResult ab;
   ab.gate = "ab";
   json pairs = json::array();
-  for (int i = 0; i < 6; ++i)
+  AbFigures figures{"pp512 tok/s", 1568.7, 1777.5, 0.06, std::array<double, 2>{12.9, 13.5}};
+  for (int i = 0; i < 6; ++i) {
     pairs.push_back({{"baseline", {{"tps", 1568.7 + i}}}, {"candidate", {{"tps", 1777.5 - i}}}, {"ratio", (1777.5 - i) / (1568.7 + i)},
                      {"excluded_throttled", i == 5}});
-  ab.details = {{"pairs", pairs},
-                {"aa", {{"pairs", json::array({{{"a", {{"tps", 1568.0}}}, {"a2", {{"tps", 1569.0}}}, {"ratio", 1.0006}}})}}},
-                {"headline", {{"metric", "pp512 tok/s"}, {"before", 1568.7}, {"after", 1777.5}, {"delta_pct", 13.31}}}};
+    figures.pairs.push_back({1568.7 + i, 1777.5 - i, i == 5});
+  }
+  figures.aa.push_back({1568.0, 1569.0});
+  ab.details = {{"pairs", pairs}, {"aa", {{"pairs", json::array({{{"a", {{"tps", 1568.0}}}, {"a2", {{"tps", 1569.0}}}, {"ratio", 1.0006}}})}}}};
+  add_ab_output(ab, figures);
   ab.checks = {{"ab", Status::Pass, "improved: +13.3%, CI +12.9%..+13.5% excludes zero"}};
   ab.evidence = "A/B interleaved 5/5 wins: 1568.7 → 1777.5 tok/s (pp512), median Δ +13.3%";
   settle_from_checks(ab);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake `prefill` for landing's end-to-end tests: honours the CLI contract (PREFILL_CLI.md) with
+"""A fake `prefill` for landing's end-to-end tests: honours the CLI contract (docs/prefill-cli.md) with
 cheap deterministic arithmetic, and misbehaves on purpose as behaviour.json (next to it) says:
 perturbed fast-path logits, a bias shared by both paths, NaN, a crash, a hang, a greedy
 divergence, a slower bench, no GPU, or an older build lacking a subcommand.

@@ -1,0 +1,78 @@
+// The A/B gate's typed figures (see ab_report.h).
+#include "ab/ab_report.h"
+
+#include "util/error.h"
+
+namespace pfx::gates {
+
+using nlohmann::json;
+
+void add_ab_output(GateResult& r, const AbFigures& f) {
+  Row h;
+  h.metric = f.metric;
+  h.label = "whole prefill " + f.metric + " (A/B median)";
+  h.unit = "tok/s";
+  h.format = fixed_format(1);
+  h.baseline = number_cell(f.baseline_tps);
+  h.candidate = number_cell(f.candidate_tps);
+  h.delta = f.candidate_tps - f.baseline_tps;
+  h.delta_pct = (f.candidate_tps / f.baseline_tps - 1) * 100;
+  h.noise_pct = f.noise_pct;
+  h.ci_pct = f.ci_pct;
+  h.check = "ab";
+  h.headline = true;
+  r.rows.push_back(h);
+
+  Table t;
+  t.id = "ab";
+  t.title = "A/B samples: tok/s per run in run order (A/A first, then interleaved ABAB…; hollow = throttled, set aside)";
+  t.columns = {{"run", "", {}}, {"series", "", {}}, {"throughput", "tok/s", fixed_format(2)}, {"throttled", "", kInteger}};
+  auto sample = [&](const std::string& label, const std::string& series, double tps, bool throttled) {
+    t.rows.push_back({{text_cell(label), text_cell(series), number_cell(tps), number_cell(throttled ? 1 : 0)}});
+  };
+  for (const auto& p : f.aa) {
+    sample("A/A baseline", "aa", p[0], false);
+    sample("A/A baseline again", "aa", p[1], false);
+  }
+  for (const auto& p : f.pairs) {
+    sample("baseline", "baseline", p.baseline_tps, p.throttled);
+    sample("candidate", "candidate", p.candidate_tps, p.throttled);
+  }
+  t.chart.kind = Chart::Kind::points;
+  t.chart.label = "run";
+  t.chart.series = "series";
+  t.chart.value = "throughput";
+  t.chart.flag = "throttled";
+  t.chart.value_unit = "tok/s";
+  r.tables.push_back(t);
+}
+
+void read_legacy_ab_output(GateResult& r) {
+  const json& d = r.details;
+  if (!d.contains("pairs") && !d.contains("headline")) return;
+  AbFigures f;
+  try {
+    if (d.contains("headline") && d["headline"].is_object()) {
+      const auto& h = d["headline"];
+      f.metric = h.value("metric", std::string("tok/s"));
+      f.baseline_tps = h.value("before", 0.0);
+      f.candidate_tps = h.value("after", 0.0);
+    }
+    const json aa = d.value("aa", json::object());
+    if (aa.contains("noise_floor_pct")) f.noise_pct = aa["noise_floor_pct"].get<double>();
+    if (d.contains("ci_pct") && d["ci_pct"].is_array() && d["ci_pct"].size() == 2)
+      f.ci_pct = std::array<double, 2>{d["ci_pct"][0].get<double>(), d["ci_pct"][1].get<double>()};
+    for (const auto& p : aa.value("pairs", json::array()))
+      f.aa.push_back({p["a"].value("tps", 0.0), p["a2"].value("tps", 0.0)});
+    for (const auto& p : d.value("pairs", json::array()))
+      f.pairs.push_back({p["baseline"].value("tps", 0.0), p["candidate"].value("tps", 0.0), p.value("excluded_throttled", false)});
+  } catch (const json::exception& e) {
+    fail("details: ", e.what());
+  }
+  if (f.pairs.empty() && !d.contains("headline")) return;
+  add_ab_output(r, f);
+  if (!d.contains("headline")) r.rows.clear();  // no medians recorded: samples only
+  if (f.pairs.empty()) r.tables.clear();        // no samples: the headline only
+}
+
+}  // namespace pfx::gates
