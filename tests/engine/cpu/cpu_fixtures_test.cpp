@@ -14,8 +14,7 @@
 #include "metrics/compare.h"
 #include "model/greedy.h"
 #include "model/llama.h"
-#include "tokenizer/spm.h"
-#include "tokenizer/vocab.h"
+#include "tokenizer/tokenizer.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
 
@@ -79,9 +78,9 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   const std::vector<int32_t> peer_greedy = ids(peer, "greedy_tokens"), oracle_greedy = ids(oracle, "greedy_tokens");
 
   const pfx::model::Model model = pfx::model::Model::load(dir / "models" / peer.at("model").get<std::string>());
-  const pfx::tok::SpmTokenizer tokenizer(pfx::tok::vocab_from_gguf(model.file()));
+  const auto tokenizer = pfx::tok::make_tokenizer(model.file());
   if (peer.at("prompt").is_string()) {  // text prompts: our tokenizer must give llama.cpp's ids
-    EXPECT_EQ(tokenizer.encode(peer.at("prompt").get<std::string>(), peer.at("add_bos").get<bool>()), prompt);
+    EXPECT_EQ(tokenizer->encode(peer.at("prompt").get<std::string>(), peer.at("add_bos").get<bool>()), prompt);
   }
   const int64_t vocab = model.config().n_vocab;
   const int64_t n = static_cast<int64_t>(prompt.size());
@@ -121,7 +120,7 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   print_greedy(c.name, "llama.cpp", div_peer, peer_greedy.size());
   EXPECT_EQ(div_oracle, -1) << "greedy tokens differ from the oracle's";
   if (div_peer < 0) {  // same tokens: the same bytes as llama.cpp printed
-    EXPECT_EQ(hex(tokenizer.decode_continuation(ours_peer)), peer.at("greedy_bytes_hex").get<std::string>());
+    EXPECT_EQ(hex(tokenizer->decode_continuation(ours_peer)), peer.at("greedy_bytes_hex").get<std::string>());
   }
   if (c.f32_weights) {
     EXPECT_EQ(div_peer, -1) << "greedy tokens differ from llama.cpp's on an F32 model";
