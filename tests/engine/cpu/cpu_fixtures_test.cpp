@@ -26,6 +26,7 @@ using nlohmann::json;
 struct Case {
   const char* name;   // fixtures/{llama.cpp,oracle}/<name>.json
   bool f32_weights;   // llama.cpp computes f32 models exactly: hold it to the oracle's bound
+  bool project = false;  // in the project's tests/fixtures (llama3 / qwen2), not the shared ones
 };
 
 // f32 CPU reference vs the oracle (any model) and vs llama.cpp on F32 models: the README's bound
@@ -70,7 +71,7 @@ class FixtureCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   const Case c = GetParam();
-  const fs::path dir = pfx::fixtures_dir();
+  const fs::path dir = c.project ? pfx::project_fixtures_dir() : pfx::fixtures_dir();
   const json peer = read_json(dir / "llama.cpp" / (std::string(c.name) + ".json"));
   const json oracle = read_json(dir / "oracle" / (std::string(c.name) + ".json"));
   const std::vector<int32_t> prompt = ids(peer, "prompt_tokens");
@@ -133,6 +134,20 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureCase,
                                            Case{"kq256-q4km.ids64", false}, Case{"kq256-q6k.lily", false},
                                            Case{"kq256-q6k.ids64", false}, Case{"kq256-q80.lily", false},
                                            Case{"kq256-q80.ids64", false}, Case{"kq256spm-q4km.fox", false}),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           std::string s = p.param.name;
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+// The project's llama3 (GQA 4:1, rope_freqs scaling, tied embeddings; q4_K/q5_K/q4_0 + q6_K) and
+// qwen2 (Q/K/V biases, neox RoPE; q4_K/q6_K, q8_0) fixtures: tests/fixtures/README.md.
+INSTANTIATE_TEST_SUITE_P(ProjectFixtures, FixtureCase,
+                         ::testing::Values(Case{"llama3-q4km.lily", false, true}, Case{"llama3-q4km.ids64", false, true},
+                                           Case{"llama3-q5km.lily", false, true}, Case{"llama3-q40.lily", false, true},
+                                           Case{"qwen2-q4km.lily", false, true}, Case{"qwen2-q4km.ids64", false, true},
+                                           Case{"qwen2-q80.lily", false, true}),
                          [](const ::testing::TestParamInfo<Case>& p) {
                            std::string s = p.param.name;
                            for (char& ch : s)
