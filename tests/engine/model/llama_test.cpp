@@ -69,6 +69,10 @@ class Rewrite {
   std::function<std::vector<int64_t>(const pfx::gguf::TensorInfo&)> dims = [](const pfx::gguf::TensorInfo& t) {
     return t.dims;
   };
+  // The type each tensor is written with (bytes copied, truncated or zero-padded).
+  std::function<pfx::quant::Type(const pfx::gguf::TensorInfo&)> type = [](const pfx::gguf::TensorInfo& t) {
+    return t.type;
+  };
   // Tensors to add (f32, values given).
   struct Extra {
     std::string name;
@@ -88,7 +92,7 @@ class Rewrite {
       const std::vector<int64_t> d = dims(t);
       const uint8_t* data = in.tensor_data(t);
       const int64_t n = t.n_bytes;
-      w.add_tensor(t.name, d, t.type, [data, n, d, type = t.type](uint8_t* dst) {
+      w.add_tensor(t.name, d, type(t), [data, n, d, type = type(t)](uint8_t* dst) {
         int64_t rows = 1;
         for (size_t i = 1; i < d.size(); ++i) rows *= d[i];
         const int64_t bytes = rows * pfx::quant::row_bytes(type, d[0]);
@@ -273,6 +277,20 @@ TEST(LlamaModel, MathChangingMetadataIsRefusedByName) {
   const fs::path p = ok.write(fixture("stories260K.gguf"), "harmless");
   EXPECT_NO_THROW(Model::load(p));
   fs::remove(p);
+}
+
+// IQ*, q2_K, q3_K: named with the tensor at load time, before any backend allocates anything.
+TEST(LlamaModel, UndecodableTensorTypesAreRefusedByTensorAndType) {
+  for (const auto type : {pfx::quant::Type::Q2_K, pfx::quant::Type::Q3_K, pfx::quant::Type::IQ4_XS}) {
+    Rewrite r;
+    r.type = [type](const pfx::gguf::TensorInfo& t) { return t.name == "blk.1.attn_q.weight" ? type : t.type; };
+    const std::string tag = "type" + std::to_string(static_cast<int>(type));
+    const std::string e = load_error(r.write(fixture("kq256-q4km.gguf"), tag));
+    EXPECT_NE(e.find("tensor 'blk.1.attn_q.weight' has type " + std::string(pfx::quant::type_name(type)) +
+                     ", which this engine cannot decode"),
+              std::string::npos)
+        << e;
+  }
 }
 
 TEST(LlamaModel, SlidingWindowIsReadForTheBackendsToCheck) {

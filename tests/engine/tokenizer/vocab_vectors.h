@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenizer/unicode.h"
 #include "util/error.h"
 
 namespace pfx::test {
@@ -68,21 +69,7 @@ inline std::string show_ids(const std::vector<int32_t>& ids) {
 // UTF-8 of a code point (the round-trip tests walk every code point).
 inline std::string utf8_of(uint32_t cp) {
   std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  pfx::tok::append_utf8(s, static_cast<char32_t>(cp));
   return s;
 }
 
