@@ -93,6 +93,9 @@ PFX_DEQUANT_KERNELS(f16, dev::DecodeF16);
 PFX_DEQUANT_KERNELS(bf16, dev::DecodeBF16);
 PFX_DEQUANT_KERNELS(q8_0, dev::DecodeQ8_0);
 PFX_DEQUANT_KERNELS(q4_0, dev::DecodeQ4_0);
+PFX_DEQUANT_KERNELS(q4_1, dev::DecodeQ4_1);
+PFX_DEQUANT_KERNELS(q5_0, dev::DecodeQ5_0);
+PFX_DEQUANT_KERNELS(q5_1, dev::DecodeQ5_1);
 PFX_DEQUANT_KERNELS(q4k, dev::DecodeQ4_K);
 PFX_DEQUANT_KERNELS(q5k, dev::DecodeQ5_K);
 PFX_DEQUANT_KERNELS(q6k, dev::DecodeQ6_K);
@@ -120,6 +123,9 @@ const DequantEntry* find_entry(uint32_t ggml_type) {
   static const DequantEntry bf16 = entry<dev::DecodeBF16>(k_dequant_bf16_f16, k_dequant_bf16_f32);
   static const DequantEntry q8_0 = entry<dev::DecodeQ8_0>(k_dequant_q8_0_f16, k_dequant_q8_0_f32);
   static const DequantEntry q4_0 = entry<dev::DecodeQ4_0>(k_dequant_q4_0_f16, k_dequant_q4_0_f32);
+  static const DequantEntry q4_1 = entry<dev::DecodeQ4_1>(k_dequant_q4_1_f16, k_dequant_q4_1_f32);
+  static const DequantEntry q5_0 = entry<dev::DecodeQ5_0>(k_dequant_q5_0_f16, k_dequant_q5_0_f32);
+  static const DequantEntry q5_1 = entry<dev::DecodeQ5_1>(k_dequant_q5_1_f16, k_dequant_q5_1_f32);
   static const DequantEntry q4k = entry<dev::DecodeQ4_K>(k_dequant_q4k_f16, k_dequant_q4k_f32);
   static const DequantEntry q5k = entry<dev::DecodeQ5_K>(k_dequant_q5k_f16, k_dequant_q5k_f32);
   static const DequantEntry q6k = entry<dev::DecodeQ6_K>(k_dequant_q6k_f16, k_dequant_q6k_f32);
@@ -129,6 +135,9 @@ const DequantEntry* find_entry(uint32_t ggml_type) {
     case Type::BF16: return &bf16;
     case Type::Q8_0: return &q8_0;
     case Type::Q4_0: return &q4_0;
+    case Type::Q4_1: return &q4_1;
+    case Type::Q5_0: return &q5_0;
+    case Type::Q5_1: return &q5_1;
     case Type::Q4_K: return &q4k;
     case Type::Q5_K: return &q5k;
     case Type::Q6_K: return &q6k;
@@ -140,7 +149,7 @@ const DequantEntry& checked_entry(const char* who, uint32_t ggml_type, const voi
                                   int64_t cols) {
   const DequantEntry* e = find_entry(ggml_type);
   detail::require(e != nullptr, who, ": tensor type ", quant::describe_type_id(ggml_type),
-                  " has no GPU decoder (supported: f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K)");
+                  " has no GPU decoder (supported: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K, q6_K)");
   detail::require(rows >= 1 && cols >= 1, who, ": shape [", rows, ", ", cols, "] must be positive");
   detail::require(cols % e->block == 0, who, ": ", cols, " columns is not a multiple of the ",
                   quant::describe_type_id(ggml_type), " block size ", e->block);

@@ -15,7 +15,10 @@
 namespace pfx::kernels::dev {
 
 using quant::BlockQ4_0;
+using quant::BlockQ4_1;
 using quant::BlockQ4_K;
+using quant::BlockQ5_0;
+using quant::BlockQ5_1;
 using quant::BlockQ5_K;
 using quant::BlockQ6_K;
 using quant::BlockQ8_0;
@@ -101,6 +104,65 @@ struct DecodeQ4_0 {
     const int q0 = j0 % 16;
 #pragma unroll
     for (int k = 0; k < 8; ++k) o[k] = __fmul_rn(static_cast<float>(((b.qs[q0 + k] >> shift) & 0xF) - 8), d);
+  }
+};
+
+// ---- q4_1, q5_0, q5_1 (generic path; added for issue 13's quant mixes) ----
+// Element j of a 32-block: 4 low bits in the low nibble of qs[j] (j < 16) or the high nibble of
+// qs[j-16]; q5_*'s 5th bit is bit j of qh (little-endian uint32). q4_1/q5_1: y = q * d + m;
+// q5_0: y = (q - 16) * d.
+__device__ __forceinline__ int low_bits_32(const uint8_t* qs, int j) { return j < 16 ? qs[j] & 0xF : qs[j - 16] >> 4; }
+__device__ __forceinline__ uint32_t high_bits_32(const uint8_t* qh) {
+  return static_cast<uint32_t>(qh[0]) | (static_cast<uint32_t>(qh[1]) << 8) | (static_cast<uint32_t>(qh[2]) << 16) |
+         (static_cast<uint32_t>(qh[3]) << 24);
+}
+
+struct DecodeQ4_1 {
+  static constexpr int kBlock = 32;
+  static constexpr int kBlockBytes = sizeof(BlockQ4_1);
+  static constexpr int kAlign = 2;
+  __device__ static void decode8(const uint8_t* base, int64_t i0, float (&o)[8]) {
+    const BlockQ4_1& b = reinterpret_cast<const BlockQ4_1*>(base)[i0 / kBlock];
+    const int j0 = static_cast<int>(i0 % kBlock);
+    const float d = fp16_bits_to_f32(b.d), m = fp16_bits_to_f32(b.m);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) o[k] = __fadd_rn(__fmul_rn(static_cast<float>(low_bits_32(b.qs, j0 + k)), d), m);
+  }
+};
+
+struct DecodeQ5_0 {
+  static constexpr int kBlock = 32;
+  static constexpr int kBlockBytes = sizeof(BlockQ5_0);
+  static constexpr int kAlign = 2;
+  __device__ static void decode8(const uint8_t* base, int64_t i0, float (&o)[8]) {
+    const BlockQ5_0& b = reinterpret_cast<const BlockQ5_0*>(base)[i0 / kBlock];
+    const int j0 = static_cast<int>(i0 % kBlock);
+    const float d = fp16_bits_to_f32(b.d);
+    const uint32_t qh = high_bits_32(b.qh);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int j = j0 + k;
+      const int q = (low_bits_32(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4)) - 16;
+      o[k] = __fmul_rn(static_cast<float>(q), d);
+    }
+  }
+};
+
+struct DecodeQ5_1 {
+  static constexpr int kBlock = 32;
+  static constexpr int kBlockBytes = sizeof(BlockQ5_1);
+  static constexpr int kAlign = 2;
+  __device__ static void decode8(const uint8_t* base, int64_t i0, float (&o)[8]) {
+    const BlockQ5_1& b = reinterpret_cast<const BlockQ5_1*>(base)[i0 / kBlock];
+    const int j0 = static_cast<int>(i0 % kBlock);
+    const float d = fp16_bits_to_f32(b.d), m = fp16_bits_to_f32(b.m);
+    const uint32_t qh = high_bits_32(b.qh);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int j = j0 + k;
+      const int q = low_bits_32(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
+      o[k] = __fadd_rn(__fmul_rn(static_cast<float>(q), d), m);
+    }
   }
 };
 

@@ -1,5 +1,5 @@
 // Elementwise kernels of the forward pass: SwiGLU into fp16 (a16 = fp16(silu(g) * u)), residual
-// add in fp32, fp32 -> fp16 conversion. Grid-stride loops over 4-element vectors with a scalar
+// add in fp32, fp32 -> fp16 conversion, the per-column bias add of the Q/K/V projections. Grid-stride loops over 4-element vectors with a scalar
 // tail, so any n and any 4-byte-aligned pointers work.
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
@@ -91,6 +91,26 @@ void add_f32(float* x, const float* y, int64_t n, cudaStream_t stream) {
   const int64_t nv = vector_count(n, detail::is_aligned(x, 16) && detail::is_aligned(y, 16));
   k_elementwise_add_f32<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
                           stream>>>(x, y, n, nv);
+  CUDA_CHECK_LAUNCH();
+}
+
+// grid-stride over T*n elements of rows with stride ld: x[t*ld + c] += bias[c] (one fp32 add, so
+// both CUDA paths and the CPU reference round alike).
+__global__ void __launch_bounds__(ElementwiseCfg::kThreads)
+    k_elementwise_add_bias(float* __restrict__ x, int64_t ld, const float* __restrict__ bias, int64_t T, int64_t n) {
+  for (int64_t i = thread_index(); i < T * n; i += grid_stride()) {
+    const int64_t t = i / n, c = i % n;
+    x[t * ld + c] = __fadd_rn(x[t * ld + c], bias[c]);
+  }
+}
+PFX_KERNEL_LAUNCH_INFO("k_elementwise_add_bias", ElementwiseCfg::kThreads, 0);
+
+void add_bias_f32(float* x, int64_t ld, const float* bias, int T, int64_t n, cudaStream_t stream) {
+  detail::require(x && bias, "add_bias_f32: null pointer");
+  detail::require(T >= 1 && n >= 1 && ld >= n, "add_bias_f32: T=", T, " n=", n, " ld=", ld,
+                  " (need T, n >= 1 and ld >= n)");
+  k_elementwise_add_bias<<<detail::grid_for(int64_t{T} * n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
+                           stream>>>(x, ld, bias, T, n);
   CUDA_CHECK_LAUNCH();
 }
 

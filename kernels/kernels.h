@@ -20,8 +20,8 @@ struct cublasContext;  // cublasHandle_t is cublasContext*; no cuBLAS header nee
 namespace pfx::kernels {
 
 // ---- weight decoding (dequant.cu) -----------------------------------------------------------
-// Supported ggml type ids: F32 (0), F16 (1), Q4_0 (2), Q8_0 (8), Q4_K (12), Q5_K (13), Q6_K (14),
-// BF16 (30). Element values are bit-identical to ggml's dequantize_row_* in fp32, and for the
+// Supported ggml type ids: F32 (0), F16 (1), Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7), Q8_0 (8),
+// Q4_K (12), Q5_K (13), Q6_K (14), BF16 (30). Element values are bit-identical to ggml's dequantize_row_* in fp32, and for the
 // fp16 outputs to fp16_round_nearest_even of that (CUDA_DATAFLOW.md "same arithmetic").
 bool dequant_supported(uint32_t ggml_type);
 
@@ -50,9 +50,12 @@ void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int 
                              cudaStream_t stream);
 
 // ---- RoPE and the KV-cache write (rope.cu) --------------------------------------------------
-// llama / ggml rope mode 0 (adjacent pairs), theta(pos, i) = pos * base^(-2i/hd) over the whole
-// head (n_rot == hd); cos/sin are evaluated in double precision, the rotation in fp32; the same
-// device function serves the generic and the fused kernel, so both give identical bits.
+// ggml rope mode 0 (adjacent pairs (2i, 2i+1): llama) or, with neox, mode 2 (pairs (i, i+n_rot/2):
+// qwen2) over the first n_rot elements of each head (0: all hd; the rest pass unrotated), with
+// theta(pos, i) = pos * base^(-2i/n_rot) * freq_scale / freq_factors[i] (freq_factors: n_rot/2
+// fp32 on the device, llama3's rope_freqs; nullptr: 1). cos/sin are evaluated in double precision,
+// the rotation in fp32; the same device function serves the generic and the fused kernel, so both
+// give identical bits.
 struct QkvShape {
   int T = 0;            // tokens in this call, positions p0 .. p0+T-1
   int H = 0;            // query heads
@@ -61,6 +64,11 @@ struct QkvShape {
   int p0 = 0;           // position of the first token
   int max_ctx = 0;      // cache rows per kv head (p0 + T <= max_ctx)
   float rope_base = 10000.0f;
+  // Added for Llama 3 / Qwen2 (issue 13):
+  int n_rot = 0;                         // rotated elements per head (even, <= hd); 0: hd
+  bool neox = false;                     // pair (i, i + n_rot/2) instead of (2i, 2i+1)
+  float freq_scale = 1.0f;               // linear RoPE scaling: 1 / factor
+  const float* freq_factors = nullptr;   // [n_rot/2] device fp32, or nullptr
 };
 // Inputs: fp32 rows, row strides in elements (>= H*hd resp. Hkv*hd; a fused QKV GEMM output can
 // pass pointers into one buffer with its full row stride).
@@ -126,6 +134,9 @@ void attention_decode(const AttentionArgs& a, void* scratch, size_t scratch_byte
 void silu_mul_f32_to_f16(const float* g32, const float* u32, uint16_t* a16, int64_t n, cudaStream_t stream);
 // x[i] += y[i] (fp32).
 void add_f32(float* x, const float* y, int64_t n, cudaStream_t stream);
+// x[t, c] += bias[c] for t < T, c < n; rows of x have stride ld (elements). The Q/K/V biases
+// (qwen2) on both CUDA paths.
+void add_bias_f32(float* x, int64_t ld, const float* bias, int T, int64_t n, cudaStream_t stream);
 // out[i] = fp16_round_nearest_even(in[i]).
 void f32_to_f16(const float* in, uint16_t* out, int64_t n, cudaStream_t stream);
 

@@ -1,5 +1,6 @@
-// RoPE (llama / ggml mode 0: adjacent pairs (2i, 2i+1), theta = pos * base^(-2i/hd)) and the
-// conversion of q/k/v to fp16 with the K/V cache write.
+// RoPE (ggml mode 0: adjacent pairs (2i, 2i+1), llama; mode 2 "neox": pairs (i, i + n_rot/2),
+// qwen2; theta = pos * base^(-2i/n_rot) * freq_scale / freq_factors[i] over the first n_rot
+// elements of each head) and the conversion of q/k/v to fp16 with the K/V cache write.
 //   generic: k_rope_f32 rotates q32/k32 in place, then k_rope_store_qkv converts and scatters;
 //   fast:    k_rope_fused does both in one pass, leaving q32/k32 untouched.
 // cos/sin come from double-precision pow/sincos (rope_cos_sin) and the rotation is done with
@@ -22,12 +23,32 @@ struct RopeCfg {
 
 namespace {
 
-// cos/sin of theta = pos * base^(-2i/hd), rounded once from double to float.
-__device__ __forceinline__ float2 rope_cos_sin(int pos, int i, int hd, float base) {
-  const double inv_freq = pow(static_cast<double>(base), -2.0 * static_cast<double>(i) / static_cast<double>(hd));
+// The rotation a kernel applies (QkvShape's rope fields, n_rot resolved).
+struct RopeArgs {
+  int n_rot;
+  bool neox;
+  float base, freq_scale;
+  const float* freq_factors;  // [n_rot/2] or nullptr
+};
+
+RopeArgs rope_args(const QkvShape& s) {
+  return RopeArgs{s.n_rot == 0 ? s.hd : s.n_rot, s.neox, s.rope_base, s.freq_scale, s.freq_factors};
+}
+
+// cos/sin of theta = pos * base^(-2i/n_rot) * freq_scale / freq_factors[i], rounded once from
+// double to float. (Multiplying by a freq_scale of 1 is exact: unscaled models keep their bits.)
+__device__ __forceinline__ float2 rope_cos_sin(int pos, int i, const RopeArgs& r) {
+  double inv_freq = pow(static_cast<double>(r.base), -2.0 * static_cast<double>(i) / static_cast<double>(r.n_rot));
+  inv_freq *= static_cast<double>(r.freq_scale);
+  if (r.freq_factors) inv_freq /= static_cast<double>(r.freq_factors[i]);
   double s, c;
   sincos(static_cast<double>(pos) * inv_freq, &s, &c);
   return make_float2(static_cast<float>(c), static_cast<float>(s));
+}
+
+// The two elements of a head that rotation pair i (< n_rot/2) turns.
+__device__ __forceinline__ int2 pair_elements(int i, const RopeArgs& r) {
+  return r.neox ? make_int2(i, i + r.n_rot / 2) : make_int2(2 * i, 2 * i + 1);
 }
 
 // (x0, x1) -> (x0 c - x1 s, x0 s + x1 c), each product and sum rounded separately (ggml order).
@@ -37,8 +58,8 @@ __device__ __forceinline__ float2 rotate_pair(float x0, float x1, float2 cs) {
 }
 
 // Fills table[i] = cos/sin for the block's token; ends with a barrier.
-__device__ __forceinline__ void fill_table(float2* table, int pos, int hd, float base) {
-  for (int i = threadIdx.x; i < hd / 2; i += RopeCfg::kThreads) table[i] = rope_cos_sin(pos, i, hd, base);
+__device__ __forceinline__ void fill_table(float2* table, int pos, const RopeArgs& r) {
+  for (int i = threadIdx.x; i < r.n_rot / 2; i += RopeCfg::kThreads) table[i] = rope_cos_sin(pos, i, r);
   __syncthreads();
 }
 
@@ -47,19 +68,20 @@ __device__ __forceinline__ void fill_table(float2* table, int pos, int hd, float
 // grid T; rotates the H query heads and Hkv key heads of token blockIdx.x in place.
 __global__ void __launch_bounds__(RopeCfg::kThreads)
     k_rope_f32(float* __restrict__ q32, int64_t ld_q, float* __restrict__ k32, int64_t ld_k, int H, int Hkv, int hd,
-               int p0, float base) {
+               int p0, RopeArgs rope) {
   __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
   const int t = blockIdx.x;
-  fill_table(table, p0 + t, hd, base);
-  const int half = hd / 2;
+  fill_table(table, p0 + t, rope);
+  const int half = rope.n_rot / 2;
   float* q = q32 + static_cast<int64_t>(t) * ld_q;
   float* k = k32 + static_cast<int64_t>(t) * ld_k;
   for (int j = threadIdx.x; j < (H + Hkv) * half; j += RopeCfg::kThreads) {
     const int head = j / half, i = j % half;
-    float* p = head < H ? q + head * hd + 2 * i : k + (head - H) * hd + 2 * i;
-    const float2 r = rotate_pair(p[0], p[1], table[i]);
-    p[0] = r.x;
-    p[1] = r.y;
+    float* p = head < H ? q + head * hd : k + (head - H) * hd;
+    const int2 e = pair_elements(i, rope);
+    const float2 r = rotate_pair(p[e.x], p[e.y], table[i]);
+    p[e.x] = r.x;
+    p[e.y] = r.y;
   }
 }
 PFX_KERNEL_LAUNCH_INFO("k_rope_f32", RopeCfg::kThreads, 0);
@@ -85,14 +107,46 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
 }
 PFX_KERNEL_LAUNCH_INFO("k_rope_store_qkv", RopeCfg::kThreads, 0);
 
-// grid T; rotation + conversion + cache write, reading unrotated q32/k32 as float2 pairs.
+// One head's rotation + fp16 conversion for the general layouts (neox pairs, or n_rot < hd: the
+// elements past n_rot pass unrotated), element by element: x [hd] fp32 → out [hd] fp16. `lane`
+// and `lanes` split the work among the block's threads.
+__device__ __forceinline__ void rope_head_general(const float* x, uint16_t* out, int hd, const float2* table,
+                                                  const RopeArgs& rope, int lane, int lanes) {
+  const int half = rope.n_rot / 2;
+  for (int i = lane; i < half; i += lanes) {
+    const int2 e = pair_elements(i, rope);
+    const float2 r = rotate_pair(x[e.x], x[e.y], table[i]);
+    out[e.x] = dev::f2h_bits(r.x);
+    out[e.y] = dev::f2h_bits(r.y);
+  }
+  for (int d = rope.n_rot + lane; d < hd; d += lanes) out[d] = dev::f2h_bits(x[d]);
+}
+
+// grid T; rotation + conversion + cache write, reading unrotated q32/k32 (as float2 pairs for
+// the common layout: adjacent pairs over the whole head).
 __global__ void __launch_bounds__(RopeCfg::kThreads)
     k_rope_fused(const float* __restrict__ q32, int64_t ld_q, const float* __restrict__ k32, int64_t ld_k,
                  const float* __restrict__ v32, int64_t ld_v, uint16_t* __restrict__ q16, uint16_t* __restrict__ k_cache,
-                 uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0, int max_ctx, float base) {
+                 uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0, int max_ctx, RopeArgs rope) {
   __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
   const int t = blockIdx.x;
-  fill_table(table, p0 + t, hd, base);
+  fill_table(table, p0 + t, rope);
+  if (rope.neox || rope.n_rot != hd) {
+    // General layouts: one warp per head, element by element.
+    const int warp = threadIdx.x / sm90::kWarpSize, lane = threadIdx.x % sm90::kWarpSize;
+    constexpr int kWarps = RopeCfg::kThreads / sm90::kWarpSize;
+    for (int head = warp; head < H; head += kWarps)
+      rope_head_general(q32 + static_cast<int64_t>(t) * ld_q + head * hd,
+                        q16 + (static_cast<int64_t>(t) * H + head) * hd, hd, table, rope, lane, sm90::kWarpSize);
+    for (int g = warp; g < Hkv; g += kWarps) {
+      const int64_t row = (static_cast<int64_t>(g) * max_ctx + p0 + t) * hd;
+      rope_head_general(k32 + static_cast<int64_t>(t) * ld_k + g * hd, k_cache + row, hd, table, rope, lane,
+                        sm90::kWarpSize);
+      const float* v = v32 + static_cast<int64_t>(t) * ld_v + g * hd;
+      for (int d = lane; d < hd; d += sm90::kWarpSize) v_cache[row + d] = dev::f2h_bits(v[d]);
+    }
+    return;
+  }
   const int half = hd / 2;
   const float2* q = reinterpret_cast<const float2*>(q32 + static_cast<int64_t>(t) * ld_q);
   const float2* k = reinterpret_cast<const float2*>(k32 + static_cast<int64_t>(t) * ld_k);
@@ -126,6 +180,10 @@ void check_shape(const char* who, const QkvShape& s) {
   detail::require(s.p0 >= 0 && s.max_ctx >= 1 && static_cast<int64_t>(s.p0) + s.T <= s.max_ctx, who, ": positions ",
                   s.p0, "..", static_cast<int64_t>(s.p0) + s.T - 1, " do not fit the cache (max_ctx ", s.max_ctx, ")");
   detail::require(s.rope_base > 0.0f, who, ": rope base ", s.rope_base, " must be positive");
+  const int n_rot = s.n_rot == 0 ? s.hd : s.n_rot;
+  detail::require(n_rot >= 2 && n_rot % 2 == 0 && n_rot <= s.hd, who, ": n_rot ", s.n_rot,
+                  " must be 0 (= hd) or even and in [2, hd = ", s.hd, "]");
+  detail::require(s.freq_scale > 0.0f, who, ": freq_scale ", s.freq_scale, " must be positive");
 }
 
 void check_io(const char* who, const QkvInput& in, const QkvOutput& out, const QkvShape& s, bool pairs) {
@@ -150,7 +208,7 @@ void rope_f32(float* q32, int64_t ld_q, float* k32, int64_t ld_k, const QkvShape
   detail::require(q32 && k32, "rope_f32: null pointer");
   detail::require(ld_q >= static_cast<int64_t>(s.H) * s.hd && ld_k >= static_cast<int64_t>(s.Hkv) * s.hd,
                   "rope_f32: row stride smaller than the heads it holds");
-  k_rope_f32<<<s.T, RopeCfg::kThreads, 0, stream>>>(q32, ld_q, k32, ld_k, s.H, s.Hkv, s.hd, s.p0, s.rope_base);
+  k_rope_f32<<<s.T, RopeCfg::kThreads, 0, stream>>>(q32, ld_q, k32, ld_k, s.H, s.Hkv, s.hd, s.p0, rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -167,7 +225,7 @@ void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvSha
   check_io("rope_store_qkv_fused", in, out, s, true);
   k_rope_fused<<<s.T, RopeCfg::kThreads, 0, stream>>>(in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16,
                                                       out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.max_ctx,
-                                                      s.rope_base);
+                                                      rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -48,6 +48,51 @@ void dequant_q4_0(const BlockQ4_0* x, float* y, int64_t nb) {
   }
 }
 
+void dequant_q4_1(const BlockQ4_1* x, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += QK4_1) {
+    const float d = fp16_to_fp32(x[i].d);
+    const float m = fp16_to_fp32(x[i].m);
+    for (int j = 0; j < QK4_1 / 2; ++j) {
+      y[j] = static_cast<float>(x[i].qs[j] & 0x0F) * d + m;
+      y[j + QK4_1 / 2] = static_cast<float>(x[i].qs[j] >> 4) * d + m;
+    }
+  }
+}
+
+// The 5th bit of element j of a q5_0 / q5_1 block: bit j of qh, read as a little-endian uint32.
+uint32_t high_bits(const uint8_t (&qh)[4]) {
+  uint32_t h;
+  std::memcpy(&h, qh, sizeof h);
+  return h;
+}
+
+void dequant_q5_0(const BlockQ5_0* x, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += QK5_0) {
+    const float d = fp16_to_fp32(x[i].d);
+    const uint32_t qh = high_bits(x[i].qh);
+    for (int j = 0; j < QK5_0 / 2; ++j) {
+      const int lo = static_cast<int>((x[i].qs[j] & 0x0F) | (((qh >> j) & 1) << 4)) - 16;
+      const int hi = static_cast<int>((x[i].qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - 16;
+      y[j] = static_cast<float>(lo) * d;
+      y[j + QK5_0 / 2] = static_cast<float>(hi) * d;
+    }
+  }
+}
+
+void dequant_q5_1(const BlockQ5_1* x, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += QK5_1) {
+    const float d = fp16_to_fp32(x[i].d);
+    const float m = fp16_to_fp32(x[i].m);
+    const uint32_t qh = high_bits(x[i].qh);
+    for (int j = 0; j < QK5_1 / 2; ++j) {
+      const uint32_t lo = (x[i].qs[j] & 0x0F) | (((qh >> j) & 1) << 4);
+      const uint32_t hi = (x[i].qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4);
+      y[j] = static_cast<float>(lo) * d + m;
+      y[j + QK5_1 / 2] = static_cast<float>(hi) * d + m;
+    }
+  }
+}
+
 void dequant_q8_0(const BlockQ8_0* x, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, y += QK8_0) {
     const float d = fp16_to_fp32(x[i].d);
@@ -147,6 +192,9 @@ void dequantize_row(Type type, const void* src, float* dst, int64_t n) {
     case Type::F16: return dequant_f16(static_cast<const uint16_t*>(src), dst, n);
     case Type::BF16: return dequant_bf16(static_cast<const uint16_t*>(src), dst, n);
     case Type::Q4_0: return dequant_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb);
+    case Type::Q4_1: return dequant_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb);
+    case Type::Q5_0: return dequant_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb);
+    case Type::Q5_1: return dequant_q5_1(static_cast<const BlockQ5_1*>(src), dst, nb);
     case Type::Q8_0: return dequant_q8_0(static_cast<const BlockQ8_0*>(src), dst, nb);
     case Type::Q4_K: return dequant_q4_k(static_cast<const BlockQ4_K*>(src), dst, nb);
     case Type::Q5_K: return dequant_q5_k(static_cast<const BlockQ5_K*>(src), dst, nb);

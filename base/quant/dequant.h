@@ -8,7 +8,8 @@
 namespace pfx::quant {
 
 // Decodes n elements (a multiple of the type's block size) from src into dst.
-// Supported: F32, F16, BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, Q8_K (traits().can_dequantize).
+// Supported: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, Q8_K
+// (traits().can_dequantize).
 // Throws pfx::Error for other types or a bad n.
 void dequantize_row(Type type, const void* src, float* dst, int64_t n);
 

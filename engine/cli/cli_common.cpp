@@ -8,8 +8,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "model/checks.h"
-#include "tokenizer/spm.h"
-#include "tokenizer/vocab.h"
+#include "tokenizer/tokenizer.h"
 #include "util/error.h"
 #include "util/escape.h"
 #ifdef PFX_HAVE_CUDA
@@ -82,8 +81,7 @@ std::vector<int32_t> prompt_tokens(const po::variables_map& vm, const model::Mod
   if (has_tokens) {
     ids = parse_token_list(vm["tokens"].as<std::string>());
   } else {
-    const tok::SpmTokenizer tokenizer(tok::vocab_from_gguf(model.file()));
-    ids = tokenizer.encode(vm["text"].as<std::string>(), !vm["no-bos"].as<bool>());
+    ids = tok::make_tokenizer(model.file())->encode(vm["text"].as<std::string>(), !vm["no-bos"].as<bool>());
   }
   const int64_t n_vocab = model.config().n_vocab;
   for (size_t i = 0; i < ids.size(); ++i)

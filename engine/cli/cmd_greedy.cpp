@@ -6,8 +6,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "model/greedy.h"
-#include "tokenizer/spm.h"
-#include "tokenizer/vocab.h"
+#include "tokenizer/tokenizer.h"
 
 namespace pfx::cli {
 
@@ -28,8 +27,8 @@ int cmd_greedy(int argc, char** argv) {
   const auto choice = backend_choice(*vm);
   auto backend = make_backend(model, choice, static_cast<int64_t>(ids.size()) + n_new);
   const auto result = greedy(*backend, ids, n_new);
-  const tok::SpmTokenizer tokenizer(tok::vocab_from_gguf(model.file()));
-  const std::string text = tokenizer.decode_continuation(result.generated);
+  const auto tokenizer = tok::make_tokenizer(model.file());
+  const std::string text = tokenizer->decode_continuation(result.generated);
   if (!(*vm)["json"].as<bool>()) {
     std::cout << text << "\n";
     return kOk;

@@ -33,6 +33,11 @@ int cmd_info(int argc, char** argv) {
       {"n_head", c.n_head}, {"n_head_kv", c.n_head_kv}, {"head_dim", c.head_dim}, {"n_ff", c.n_ff},
       {"n_ctx_train", c.n_ctx_train}, {"rms_eps", c.rms_eps}, {"rope_freq_base", c.rope_freq_base},
       {"output_tied", model.weights().output_tied}, {"n_tensors", model.file().tensors().size()},
+      {"rope_style", c.rope_style == model::RopeStyle::Neox ? "neox" : "adjacent"}, {"rope_freq_scale", c.rope_freq_scale},
+      {"rope_freqs", model.weights().rope_freqs.info != nullptr},
+      {"qkv_bias", !model.weights().layers.empty() && model.weights().layers[0].has_qkv_bias()},
+      {"tokenizer", model.file().get_string_or("tokenizer.ggml.model", "")},
+      {"pre_tokenizer", model.file().get_string_or("tokenizer.ggml.pre", "")},
       {"parameters", total_params}, {"tensor_bytes", total_bytes}};
   for (const auto& [type, h] : histogram) j["tensor_types"][type] = {{"tensors", h.first}, {"bytes", h.second}};
   namespace f = contract::field;
@@ -52,7 +57,14 @@ int cmd_info(int argc, char** argv) {
             << "heads         " << c.n_head << " (kv " << c.n_head_kv << ", head dim " << c.head_dim << ")\n"
             << "n_ff          " << c.n_ff << "\n"
             << "context       " << c.n_ctx_train << "\n"
-            << "rope base     " << c.rope_freq_base << ", rms eps " << c.rms_eps << "\n"
+            << "rope base     " << c.rope_freq_base << " (" << j["rope_style"].get<std::string>() << " pairs"
+            << (j["rope_freqs"].get<bool>() ? ", rope_freqs scaling" : "")
+            << (c.rope_freq_scale != 1.0f ? ", linear scale " + std::to_string(c.rope_freq_scale) : "") << "), rms eps "
+            << c.rms_eps << "\n"
+            << "qkv bias      " << (j["qkv_bias"].get<bool>() ? "yes" : "no") << "\n"
+            << "tokenizer     " << j["tokenizer"].get<std::string>()
+            << (j["pre_tokenizer"].get<std::string>().empty() ? "" : " (pre " + j["pre_tokenizer"].get<std::string>() + ")")
+            << "\n"
             << "output        " << (model.weights().output_tied ? "tied to token_embd" : "output.weight") << "\n"
             << "parameters    " << total_params << " in " << model.file().tensors().size() << " tensors, "
             << total_bytes << " bytes\n"

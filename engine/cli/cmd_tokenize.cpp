@@ -4,8 +4,7 @@
 #include "cli_common.h"
 #include "gguf/gguf.h"
 #include "commands.h"
-#include "tokenizer/spm.h"
-#include "tokenizer/vocab.h"
+#include "tokenizer/tokenizer.h"
 
 namespace pfx::cli {
 
@@ -17,8 +16,8 @@ int cmd_tokenize(int argc, char** argv) {
   const auto vm = parse("usage: prefill tokenize --model M --text T [--no-bos]", opts, argc, argv);
   if (!vm) return kOk;
   const auto file = gguf::File::open((*vm)["model"].as<std::string>());
-  const tok::SpmTokenizer tokenizer(tok::vocab_from_gguf(file));
-  const auto ids = tokenizer.encode((*vm)["text"].as<std::string>(), !(*vm)["no-bos"].as<bool>());
+  const auto tokenizer = tok::make_tokenizer(file);
+  const auto ids = tokenizer->encode((*vm)["text"].as<std::string>(), !(*vm)["no-bos"].as<bool>());
   for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
   std::cout << "\n";
   return kOk;

@@ -25,6 +25,10 @@ int64_t f32_bytes(const model::TensorRef& t) { return t.rows * t.cols * static_c
 CpuBackend::CpuBackend(const model::Model& model, int64_t max_ctx, int threads, int64_t resident_limit_bytes)
     : model_(model), cfg_(model.config()), max_ctx_(max_ctx), threads_(threads > 0 ? threads : default_threads()) {
   if (max_ctx <= 0) fail("CPU backend: max_ctx is ", max_ctx, "; expected a positive token count");
+  if (cfg_.sliding_window > 0 && max_ctx > cfg_.sliding_window)
+    fail("CPU backend: a context of ", max_ctx, " tokens exceeds ", cfg_.arch, ".attention.sliding_window = ",
+         cfg_.sliding_window, " of ", model.path().string(), "; sliding-window attention is not implemented (full "
+         "attention equals it only up to the window)");
   const model::LlamaWeights& w = model.weights();
 
   int64_t total = f32_bytes(w.token_embd) + (w.output_tied ? 0 : f32_bytes(w.output));
@@ -42,6 +46,11 @@ CpuBackend::CpuBackend(const model::Model& model, int64_t max_ctx, int threads, 
     Layer& l = layers_[i];
     l.attn_norm = dequantize_vector(src.attn_norm);
     l.ffn_norm = dequantize_vector(src.ffn_norm);
+    if (src.has_qkv_bias()) {
+      l.bq = dequantize_vector(src.bq);
+      l.bk = dequantize_vector(src.bk);
+      l.bv = dequantize_vector(src.bv);
+    }
     l.wq = WeightMatrix(src.wq, resident_, threads_);
     l.wk = WeightMatrix(src.wk, resident_, threads_);
     l.wv = WeightMatrix(src.wv, resident_, threads_);
@@ -87,8 +96,13 @@ std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, bool all
     matmul(l.wq, h.data(), n, q.data(), threads_);
     matmul(l.wk, h.data(), n, k.data(), threads_);
     matmul(l.wv, h.data(), n, v.data(), threads_);
-    rope(q.data(), n, cfg_.n_head, cfg_.head_dim, cfg_.n_rot, pos_, cfg_.rope_freq_base);
-    rope(k.data(), n, cfg_.n_head_kv, cfg_.head_dim, cfg_.n_rot, pos_, cfg_.rope_freq_base);
+    if (!l.bq.empty()) {
+      add_bias(q.data(), l.bq.data(), n, qd);
+      add_bias(k.data(), l.bk.data(), n, kvd);
+      add_bias(v.data(), l.bv.data(), n, kvd);
+    }
+    rope(q.data(), n, cfg_.n_head, cfg_.head_dim, model_.rope_inv_freq(), cfg_.rope_style, pos_);
+    rope(k.data(), n, cfg_.n_head_kv, cfg_.head_dim, model_.rope_inv_freq(), cfg_.rope_style, pos_);
     std::copy(k.begin(), k.end(), k_layer + pos_ * kvd);
     std::copy(v.begin(), v.end(), v_layer + pos_ * kvd);
     attention(q.data(), k_layer, v_layer, n, pos_, cfg_.n_head, cfg_.n_head_kv, cfg_.head_dim, attn.data(), threads_);

@@ -2,7 +2,8 @@
 // cache. Weights are dequantized exactly (quant/dequant.h) and every product is computed in f32
 // on them, so its logits track the fixtures' float64 oracle closely; CI runs it as the oracle.
 //
-// Per layer: x += Wo·attn(rope(Wq·n), rope(Wk·n), Wv·n) with n = rms_norm(x)·attn_norm;
+// Per layer: x += Wo·attn(rope(Wq·n + bq), rope(Wk·n + bk), Wv·n + bv) with n = rms_norm(x)·attn_norm
+// (biases where the model has them: qwen2);
 //            x += Wdown·(silu(Wgate·m) * Wup·m)      with m = rms_norm(x)·ffn_norm;
 // logits = Wout·(rms_norm(x)·output_norm).
 #pragma once
@@ -36,6 +37,7 @@ class CpuBackend final : public pfx::Backend {
  private:
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;
+    std::vector<float> bq, bk, bv;  // empty: no Q/K/V biases
     WeightMatrix wq, wk, wv, wo, w_gate, w_up, w_down;
   };
 

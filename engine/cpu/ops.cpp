@@ -43,23 +43,28 @@ void rms_norm(const float* x, const float* weight, int64_t n, int64_t dim, float
   }
 }
 
-void rope(float* x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos0, float base) {
-  std::vector<double> inv_freq(static_cast<size_t>(n_rot / 2));
-  for (int64_t i = 0; i < n_rot / 2; ++i)
-    inv_freq[static_cast<size_t>(i)] = std::pow(static_cast<double>(base), -2.0 * static_cast<double>(i) / static_cast<double>(n_rot));
+void rope(float* x, int64_t n, int64_t n_heads, int64_t head_dim, const std::vector<double>& inv_freq,
+          model::RopeStyle style, int64_t pos0) {
+  const int64_t half = static_cast<int64_t>(inv_freq.size());
   for (int64_t t = 0; t < n; ++t) {
     const double pos = static_cast<double>(pos0 + t);
-    for (int64_t i = 0; i < n_rot / 2; ++i) {
+    for (int64_t i = 0; i < half; ++i) {
       const double theta = pos * inv_freq[static_cast<size_t>(i)];
       const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
+      const int64_t a = style == model::RopeStyle::Neox ? i : 2 * i, b = style == model::RopeStyle::Neox ? i + half : 2 * i + 1;
       for (int64_t h = 0; h < n_heads; ++h) {
-        float* pair = x + t * n_heads * head_dim + h * head_dim + 2 * i;
-        const float x0 = pair[0], x1 = pair[1];
-        pair[0] = x0 * c - x1 * s;
-        pair[1] = x0 * s + x1 * c;
+        float* head = x + t * n_heads * head_dim + h * head_dim;
+        const float x0 = head[a], x1 = head[b];
+        head[a] = x0 * c - x1 * s;
+        head[b] = x0 * s + x1 * c;
       }
     }
   }
+}
+
+void add_bias(float* x, const float* bias, int64_t n, int64_t width) {
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < width; ++c) x[t * width + c] += bias[c];
 }
 
 void swiglu(const float* gate, const float* up, int64_t count, float* out) {

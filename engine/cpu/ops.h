@@ -4,8 +4,10 @@
 // bitwise identical for any thread count and any split of a prompt into batches.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "cpu/weight_matrix.h"
+#include "model/llama.h"
 
 namespace pfx::cpu {
 
@@ -19,10 +21,14 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n, float* y, int thre
 // out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight (mean of squares in f64, as ggml does).
 void rms_norm(const float* x, const float* weight, int64_t n, int64_t dim, float eps, float* out);
 
-// Llama RoPE, ggml mode 0 ("NORM"): in each head of x [n, n_heads * head_dim], the adjacent pairs
-// (x[2i], x[2i+1]) with 2i < n_rot rotate by theta = pos * base^(-2i / n_rot), pos = pos0 + t.
-// Angles in f64.
-void rope(float* x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos0, float base);
+// RoPE over the first 2·inv_freq.size() elements of each head of x [n, n_heads * head_dim]: pair i
+// turns by theta = pos * inv_freq[i], pos = pos0 + t (angles in f64). Pair i is (x[2i], x[2i+1])
+// for RopeStyle::Adjacent (ggml mode 0: llama) and (x[i], x[i + n_rot/2]) for Neox (mode 2: qwen2).
+void rope(float* x, int64_t n, int64_t n_heads, int64_t head_dim, const std::vector<double>& inv_freq,
+          model::RopeStyle style, int64_t pos0);
+
+// x[t, c] += bias[c] for t < n, c < width (the Q/K/V biases).
+void add_bias(float* x, const float* bias, int64_t n, int64_t width);
 
 // out = silu(gate) * up elementwise, silu(g) = g / (1 + exp(-g)).
 void swiglu(const float* gate, const float* up, int64_t count, float* out);

@@ -35,8 +35,6 @@ DeviceMatrix upload_matrix(const model::TensorRef& t) {
   m.ggml_type = static_cast<uint32_t>(t.type);
   m.rows = t.rows;
   m.cols = t.cols;
-  if (!kernels::dequant_supported(m.ggml_type))
-    fail(t.name, ": tensor type ", static_cast<uint32_t>(t.type), " has no GPU decoder (supported: f32, f16, bf16, q4_0, q8_0, q4_K, q5_K, q6_K)");
   m.buffer = DeviceBuffer(static_cast<size_t>(t.info->n_bytes));
   CUDA_CHECK(cudaMemcpy(m.buffer.as(), t.data, m.buffer.bytes(), cudaMemcpyHostToDevice));
   return m;
@@ -51,9 +49,26 @@ DeviceBuffer upload_vector_f32(const model::TensorRef& t) {
   return b;
 }
 
+// Every weight's type has a GPU decoder, or a clear error naming tensor and type — checked before
+// the backend allocates any GPU memory.
+void require_gpu_types(const model::Model& m) {
+  auto check = [&](const model::TensorRef& t) {
+    if (t.info && !kernels::dequant_supported(static_cast<uint32_t>(t.type)))
+      fail(m.path().string(), ": tensor '", t.name, "' has type ", quant::type_name(t.type),
+           ", which the CUDA backend cannot decode (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, "
+           "q6_K)");
+  };
+  const auto& w = m.weights();
+  for (const model::TensorRef* t : {&w.token_embd, &w.output_norm, &w.output}) check(*t);
+  for (const auto& l : w.layers)
+    for (const model::TensorRef* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
+      check(*t);
+}
+
 struct LayerDev {
   std::string prefix;  // "blk.N."
   DeviceBuffer attn_norm, ffn_norm;
+  DeviceBuffer bq, bk, bv;  // Q/K/V biases (fp32), empty when the model has none
   DeviceMatrix wq, wk, wv, wo, gate, up, down;
   // The layer's matrices in the order run_layers() multiplies by them (the GEMM schedule).
   std::array<const DeviceMatrix*, 7> matrices() const { return {&wq, &wk, &wv, &wo, &gate, &up, &down}; }
@@ -78,6 +93,7 @@ struct CudaBackend::Impl {
   DeviceMatrix token_embd, output_own;
   const DeviceMatrix* output = nullptr;
   DeviceBuffer output_norm;
+  DeviceBuffer rope_freqs;  // llama3 frequency factors [n_rot/2] fp32, empty when absent
   std::vector<LayerDev> layers;
 
   // KV cache: [layer][Hkv][max_ctx][hd] fp16, K and V.
@@ -89,6 +105,11 @@ struct CudaBackend::Impl {
   Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx, FastGemm gemm_variant)
       : owner(o), model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
     if (ctx < 1) fail("CudaBackend: max_ctx must be ≥ 1");
+    if (cfg.sliding_window > 0 && ctx > cfg.sliding_window)
+      fail("CudaBackend: a context of ", ctx, " tokens exceeds ", cfg.arch, ".attention.sliding_window = ",
+           cfg.sliding_window, " of ", m.path().string(), "; sliding-window attention is not implemented (full "
+           "attention equals it only up to the window)");
+    require_gpu_types(m);
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreate(&ev_start));
@@ -104,6 +125,7 @@ struct CudaBackend::Impl {
       output = &output_own;
     }
     output_norm = upload_vector_f32(w.output_norm);
+    if (w.rope_freqs.info) rope_freqs = upload_vector_f32(w.rope_freqs);
     int64_t widest = std::max(output->rows * output->cols, token_embd.rows * token_embd.cols);
     for (size_t l = 0; l < w.layers.size(); ++l) {
       const auto& lw = w.layers[l];
@@ -111,6 +133,11 @@ struct CudaBackend::Impl {
       d.prefix = "blk." + std::to_string(l) + ".";
       d.attn_norm = upload_vector_f32(lw.attn_norm);
       d.ffn_norm = upload_vector_f32(lw.ffn_norm);
+      if (lw.has_qkv_bias()) {
+        d.bq = upload_vector_f32(lw.bq);
+        d.bk = upload_vector_f32(lw.bk);
+        d.bv = upload_vector_f32(lw.bv);
+      }
       d.wq = upload_matrix(lw.wq);
       d.wk = upload_matrix(lw.wk);
       d.wv = upload_matrix(lw.wv);
@@ -209,7 +236,17 @@ struct CudaBackend::Impl {
       gemm.run(L.prefix + "attn_k", L.wk, h16.as<uint16_t>(), T, k32.as(), Epilogue::StoreF32);
       gemm.run(L.prefix + "attn_v", L.wv, h16.as<uint16_t>(), T, v32.as(), Epilogue::StoreF32);
 
+      if (L.bq.bytes() > 0) {
+        NvtxRange r(L.prefix + "attn_qkv_bias", uint64_t(T) * (H + 2 * Hkv) * hd);
+        kernels::add_bias_f32(q32.as<float>(), int64_t(H) * hd, L.bq.as<float>(), T, int64_t(H) * hd, stream);
+        kernels::add_bias_f32(k32.as<float>(), int64_t(Hkv) * hd, L.bk.as<float>(), T, int64_t(Hkv) * hd, stream);
+        kernels::add_bias_f32(v32.as<float>(), int64_t(Hkv) * hd, L.bv.as<float>(), T, int64_t(Hkv) * hd, stream);
+      }
       kernels::QkvShape s{T, H, Hkv, hd, p0, static_cast<int>(max_ctx), cfg.rope_freq_base};
+      s.n_rot = static_cast<int>(cfg.n_rot);
+      s.neox = cfg.rope_style == model::RopeStyle::Neox;
+      s.freq_scale = cfg.rope_freq_scale;
+      s.freq_factors = rope_freqs.bytes() > 0 ? rope_freqs.as<float>() : nullptr;
       kernels::QkvInput in{q32.as<float>(), int64_t(H) * hd, k32.as<float>(), int64_t(Hkv) * hd,
                            v32.as<float>(), int64_t(Hkv) * hd};
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,

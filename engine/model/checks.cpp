@@ -91,9 +91,13 @@ std::vector<std::string> nonfinite_weights(const Model& m, int threads) {
   refs.push_back(&w.token_embd);
   refs.push_back(&w.output_norm);
   if (!w.output_tied) refs.push_back(&w.output);
-  for (const LayerWeights& l : w.layers)
+  if (w.rope_freqs.info) refs.push_back(&w.rope_freqs);
+  for (const LayerWeights& l : w.layers) {
     for (const TensorRef* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
       refs.push_back(t);
+    if (l.has_qkv_bias())  // qwen2's optional Q/K/V biases (models engineer, issue 13)
+      for (const TensorRef* t : {&l.bq, &l.bk, &l.bv}) refs.push_back(t);
+  }
   std::vector<std::string> warnings(refs.size());
   parallel_for(
       static_cast<int64_t>(refs.size()),

@@ -1,110 +1,80 @@
-// Llama config and weight binding from GGUF (see llama.h).
+// Model::load: weight binding from GGUF (see llama.h). Every tensor of the file must be bound; an
+// optional tensor (output, Q/K/V biases, rope_freqs) is bound when present.
 #include "model/llama.h"
 
-#include <sstream>
+#include <cmath>
+#include <iostream>
+#include <set>
 
-#include "model/checks.h"
+#include "model/arch.h"
+#include "model/dims.h"
+#include "model/metadata_policy.h"
+#include "quant/dequant.h"
 #include "util/error.h"
-#include "util/escape.h"
 
 namespace pfx::model {
 namespace {
 
-std::string dims_string(const std::vector<int64_t>& dims) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
-  os << ']';
-  return os.str();
-}
+// Binds tensors by name and remembers which, so the leftovers can be named.
+class Binder {
+ public:
+  explicit Binder(const gguf::File& f) : f_(f) {}
 
-// A positive hyper-parameter; `what` names the key in the error.
-int64_t positive(const gguf::File& f, const std::string& key, uint64_t value) {
-  if (value == 0 || value > (uint64_t{1} << 40))
-    fail(f.path().string(), ": metadata key '", key, "': expected a positive count, found ", value);
-  return static_cast<int64_t>(value);
-}
+  // Binds one tensor and checks its ggml dims against `expected`.
+  TensorRef bind(const std::string& name, const std::vector<int64_t>& expected, const std::string& role) {
+    const gguf::TensorInfo* info = f_.find_tensor(name);
+    if (!info)
+      fail(f_.path().string(), ": missing tensor '", name, "' (", role, "; expected dims ", dims_string(expected),
+           " in ggml order)");
+    if (info->dims != expected)
+      fail(f_.path().string(), ": tensor '", name, "' (", role, "): expected dims ", dims_string(expected),
+           " (ggml order: row length first), found ", dims_string(info->dims));
+    bound_.insert(name);
+    TensorRef t;
+    t.info = info;
+    t.data = f_.tensor_data(*info);
+    t.type = info->type;
+    t.cols = info->cols();
+    t.rows = info->rows();
+    t.name = name;
+    return t;
+  }
+  // The tensor when the file has it, else an empty TensorRef.
+  TensorRef bind_optional(const std::string& name, const std::vector<int64_t>& expected, const std::string& role) {
+    return f_.find_tensor(name) ? bind(name, expected, role) : TensorRef{};
+  }
+  bool has(const std::string& name) const { return f_.find_tensor(name) != nullptr; }
 
-// Binds one tensor and checks its ggml dims against `expected`.
-TensorRef bind(const gguf::File& f, const std::string& name, const std::vector<int64_t>& expected,
-               const std::string& role) {
-  const gguf::TensorInfo* info = f.find_tensor(name);
-  if (!info)
-    fail(f.path().string(), ": missing tensor '", name, "' (", role, "; expected dims ", dims_string(expected),
-         " in ggml order)");
-  if (info->dims != expected)
-    fail(f.path().string(), ": tensor '", name, "' (", role, "): expected dims ", dims_string(expected),
-         " (ggml order: row length first), found ", dims_string(info->dims));
-  TensorRef t;
-  t.info = info;
-  t.data = f.tensor_data(*info);
-  t.type = info->type;
-  t.cols = info->cols();
-  t.rows = info->rows();
-  t.name = name;
-  return t;
+  // Throws naming every tensor of the file that nothing bound (up to 8, then a count).
+  void require_all_bound(const std::string& arch) const {
+    std::vector<std::string> left;
+    for (const gguf::TensorInfo& t : f_.tensors())
+      if (!bound_.count(t.name)) left.push_back(t.name);
+    if (left.empty()) return;
+    std::string names;
+    for (size_t i = 0; i < left.size() && i < 8; ++i) names += (i ? ", " : "") + std::string("'") + left[i] + "'";
+    if (left.size() > 8) names += ", … (" + std::to_string(left.size()) + " in all)";
+    fail(f_.path().string(), ": ", left.size(), " tensor", left.size() == 1 ? "" : "s", " the ", arch,
+         " architecture does not use: ", names, "; they may change the model's arithmetic, so the file is refused "
+         "rather than run without them");
+  }
+
+ private:
+  const gguf::File& f_;
+  std::set<std::string> bound_;
+};
+
+// rope_freqs.weight as f32 factors, each finite and positive.
+std::vector<float> freq_factors(const gguf::File& f, const TensorRef& t) {
+  std::vector<float> v(static_cast<size_t>(t.cols));
+  quant::dequantize_row(t.type, t.data, v.data(), t.cols);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!(v[i] > 0.0f) || !std::isfinite(v[i]))
+      fail(f.path().string(), ": tensor 'rope_freqs.weight'[", i, "] is ", v[i], "; expected a positive finite factor");
+  return v;
 }
 
 }  // namespace
-
-LlamaConfig read_llama_config(const gguf::File& f) {
-  const std::string file = f.path().string();
-  LlamaConfig c;
-  c.arch = f.get_string("general.architecture");
-  if (c.arch != "llama")
-    fail(file, ": general.architecture is ", quote_untrusted(c.arch), "; only 'llama' is supported");
-  const std::string a = c.arch + ".";
-
-  c.n_embd = positive(f, a + "embedding_length", f.get_uint(a + "embedding_length"));
-  c.n_layer = positive(f, a + "block_count", f.get_uint(a + "block_count"));
-  c.n_head = positive(f, a + "attention.head_count", f.get_uint(a + "attention.head_count"));
-  c.n_head_kv = positive(f, a + "attention.head_count_kv",
-                         f.get_uint_or(a + "attention.head_count_kv", static_cast<uint64_t>(c.n_head)));
-  c.n_ff = positive(f, a + "feed_forward_length", f.get_uint(a + "feed_forward_length"));
-  c.n_ctx_train = positive(f, a + "context_length", f.get_uint(a + "context_length"));
-  c.rms_eps = float_key(f, a + "attention.layer_norm_rms_epsilon");
-  c.rope_freq_base = float_key(f, a + "rope.freq_base", 10000.0);
-
-  if (c.n_head % c.n_head_kv != 0)
-    fail(file, ": ", a, "attention.head_count (", c.n_head, ") must be a multiple of ", a,
-         "attention.head_count_kv (", c.n_head_kv, ")");
-  if (f.has(a + "attention.key_length")) {
-    c.head_dim = positive(f, a + "attention.key_length", f.get_uint(a + "attention.key_length"));
-  } else {
-    if (c.n_embd % c.n_head != 0)
-      fail(file, ": ", a, "embedding_length (", c.n_embd, ") is not a multiple of ", a, "attention.head_count (",
-           c.n_head, ") and no ", a, "attention.key_length is given");
-    c.head_dim = c.n_embd / c.n_head;
-  }
-  const uint64_t value_length = f.get_uint_or(a + "attention.value_length", static_cast<uint64_t>(c.head_dim));
-  if (static_cast<int64_t>(value_length) != c.head_dim)
-    fail(file, ": ", a, "attention.value_length (", value_length, ") differs from the key length (", c.head_dim,
-         "); not supported");
-  c.n_rot = static_cast<int64_t>(f.get_uint_or(a + "rope.dimension_count", static_cast<uint64_t>(c.head_dim)));
-  if (c.n_rot <= 0 || c.n_rot > c.head_dim || c.n_rot % 2 != 0)
-    fail(file, ": ", a, "rope.dimension_count is ", c.n_rot, "; expected an even number in [2, head_dim = ",
-         c.head_dim, "]");
-  // RoPE scaling changes the rotation angles; the reference implements plain llama RoPE only.
-  if (f.has(a + "rope.scaling.type")) {
-    const std::string type = f.get_string(a + "rope.scaling.type");
-    const double factor = f.get_float_or(a + "rope.scaling.factor", 1.0);
-    if (type != "none" && factor != 1.0)
-      fail(file, ": ", a, "rope.scaling.type is '", type, "' (factor ", factor, "); only unscaled RoPE is supported");
-  }
-
-  const gguf::TensorInfo* embd = f.find_tensor("token_embd.weight");
-  if (!embd) fail(file, ": missing tensor 'token_embd.weight' (token embeddings)");
-  if (embd->dims.size() != 2)
-    fail(file, ": tensor 'token_embd.weight': expected 2 dims [n_embd, n_vocab], found ", dims_string(embd->dims));
-  c.n_vocab = embd->dims[1];
-  if (const gguf::Value* tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->is_array()) {
-    if (static_cast<int64_t>(tokens->array_size()) != c.n_vocab)
-      fail(file, ": tokenizer.ggml.tokens has ", tokens->array_size(), " entries but token_embd.weight has ",
-           c.n_vocab, " rows; expected equal");
-  }
-  check_config(f, c);  // every count and value against what the file holds, before any allocation
-  return c;
-}
 
 Model Model::load(const std::filesystem::path& path) {
   Model m;
@@ -112,30 +82,66 @@ Model Model::load(const std::filesystem::path& path) {
   const gguf::File& f = *m.file_;
   m.config_ = read_llama_config(f);
   const LlamaConfig& c = m.config_;
+  for (const std::string& w : check_metadata(f, c)) std::cerr << "prefill: warning: " << w << "\n";
+  const ArchTraits& arch = *find_arch(c.arch);
 
+  Binder b(f);
   LlamaWeights& w = m.weights_;
-  w.token_embd = bind(f, "token_embd.weight", {c.n_embd, c.n_vocab}, "token embeddings");
-  w.output_norm = bind(f, "output_norm.weight", {c.n_embd}, "final RMSNorm weight");
-  if (f.find_tensor("output.weight")) {
-    w.output = bind(f, "output.weight", {c.n_embd, c.n_vocab}, "output head");
+  w.token_embd = b.bind("token_embd.weight", {c.n_embd, c.n_vocab}, "token embeddings");
+  w.output_norm = b.bind("output_norm.weight", {c.n_embd}, "final RMSNorm weight");
+  if (b.has("output.weight")) {
+    w.output = b.bind("output.weight", {c.n_embd, c.n_vocab}, "output head");
   } else {
     w.output = w.token_embd;  // tied embeddings: the head reuses token_embd
     w.output_tied = true;
   }
+  if (arch.rope_freqs) w.rope_freqs = b.bind_optional("rope_freqs.weight", {c.n_rot / 2}, "RoPE frequency factors");
   w.layers.resize(static_cast<size_t>(c.n_layer));
   for (int64_t i = 0; i < c.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
     const std::string role = "layer " + std::to_string(i) + " of " + std::to_string(c.n_layer);
     LayerWeights& l = w.layers[static_cast<size_t>(i)];
-    l.attn_norm = bind(f, p + "attn_norm.weight", {c.n_embd}, role + ", attention RMSNorm");
-    l.wq = bind(f, p + "attn_q.weight", {c.n_embd, c.q_dim()}, role + ", Q projection");
-    l.wk = bind(f, p + "attn_k.weight", {c.n_embd, c.kv_dim()}, role + ", K projection");
-    l.wv = bind(f, p + "attn_v.weight", {c.n_embd, c.kv_dim()}, role + ", V projection");
-    l.wo = bind(f, p + "attn_output.weight", {c.q_dim(), c.n_embd}, role + ", attention output");
-    l.ffn_norm = bind(f, p + "ffn_norm.weight", {c.n_embd}, role + ", FFN RMSNorm");
-    l.w_gate = bind(f, p + "ffn_gate.weight", {c.n_embd, c.n_ff}, role + ", FFN gate");
-    l.w_up = bind(f, p + "ffn_up.weight", {c.n_embd, c.n_ff}, role + ", FFN up");
-    l.w_down = bind(f, p + "ffn_down.weight", {c.n_ff, c.n_embd}, role + ", FFN down");
+    l.attn_norm = b.bind(p + "attn_norm.weight", {c.n_embd}, role + ", attention RMSNorm");
+    l.wq = b.bind(p + "attn_q.weight", {c.n_embd, c.q_dim()}, role + ", Q projection");
+    l.wk = b.bind(p + "attn_k.weight", {c.n_embd, c.kv_dim()}, role + ", K projection");
+    l.wv = b.bind(p + "attn_v.weight", {c.n_embd, c.kv_dim()}, role + ", V projection");
+    // Q/K/V biases: all three or none (every converter writes them together).
+    if (b.has(p + "attn_q.bias") || b.has(p + "attn_k.bias") || b.has(p + "attn_v.bias")) {
+      l.bq = b.bind(p + "attn_q.bias", {c.q_dim()}, role + ", Q bias (K/V biases are present)");
+      l.bk = b.bind(p + "attn_k.bias", {c.kv_dim()}, role + ", K bias (Q/V biases are present)");
+      l.bv = b.bind(p + "attn_v.bias", {c.kv_dim()}, role + ", V bias (Q/K biases are present)");
+    }
+    l.wo = b.bind(p + "attn_output.weight", {c.q_dim(), c.n_embd}, role + ", attention output");
+    l.ffn_norm = b.bind(p + "ffn_norm.weight", {c.n_embd}, role + ", FFN RMSNorm");
+    l.w_gate = b.bind(p + "ffn_gate.weight", {c.n_embd, c.n_ff}, role + ", FFN gate");
+    l.w_up = b.bind(p + "ffn_up.weight", {c.n_embd, c.n_ff}, role + ", FFN up");
+    l.w_down = b.bind(p + "ffn_down.weight", {c.n_ff, c.n_embd}, role + ", FFN down");
+  }
+  b.require_all_bound(c.arch);
+
+  // Every matrix and vector must be a type the reference can decode; say which, before any
+  // backend allocates anything.
+  auto decodable = [&](const TensorRef& t) {
+    if (t.info && !quant::traits(t.type).can_dequantize)
+      fail(f.path().string(), ": tensor '", t.name, "' has type ", quant::type_name(t.type),
+           ", which this engine cannot decode (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, "
+           "q6_K)");
+  };
+  for (const TensorRef* t : {&w.token_embd, &w.output_norm, &w.output, &w.rope_freqs}) decodable(*t);
+  for (const LayerWeights& l : w.layers)
+    for (const TensorRef* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.bq, &l.bk, &l.bv, &l.wo, &l.ffn_norm, &l.w_gate,
+                               &l.w_up, &l.w_down})
+      decodable(*t);
+
+  // RoPE frequencies per rotated pair (double): base^(-2i/n_rot) · freq_scale / factor[i].
+  std::vector<float> factors;
+  if (w.rope_freqs.info) factors = freq_factors(f, w.rope_freqs);
+  m.rope_inv_freq_.resize(static_cast<size_t>(c.n_rot / 2));
+  for (int64_t i = 0; i < c.n_rot / 2; ++i) {
+    double inv = std::pow(static_cast<double>(c.rope_freq_base), -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
+    inv *= static_cast<double>(c.rope_freq_scale);
+    if (!factors.empty()) inv /= static_cast<double>(factors[static_cast<size_t>(i)]);
+    m.rope_inv_freq_[static_cast<size_t>(i)] = inv;
   }
   return m;
 }

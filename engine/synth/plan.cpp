@@ -10,12 +10,14 @@
 namespace pfx::synth {
 namespace {
 
-// Per-layer tensors in llama-quantize's file order (by name within a layer).
-const char* const kLayerRoles[] = {"attn_k.weight",  "attn_norm.weight", "attn_output.weight",
-                                   "attn_q.weight",  "attn_v.weight",    "ffn_down.weight",
-                                   "ffn_gate.weight", "ffn_norm.weight",  "ffn_up.weight"};
+// Per-layer tensors in llama-quantize's file order (by name within a layer); the biases only with
+// shape.qkv_bias.
+const char* const kLayerRoles[] = {"attn_k.bias",     "attn_k.weight",   "attn_norm.weight", "attn_output.weight",
+                                   "attn_q.bias",     "attn_q.weight",   "attn_v.bias",      "attn_v.weight",
+                                   "ffn_down.weight", "ffn_gate.weight", "ffn_norm.weight",  "ffn_up.weight"};
 
 bool is_norm_role(std::string_view role) { return role == "attn_norm.weight" || role == "ffn_norm.weight"; }
+bool is_bias_role(std::string_view role) { return role.ends_with(".bias"); }
 
 // "blk.7.attn_v.weight" → "attn_v.weight"; other names unchanged.
 std::string_view role_of(std::string_view name) {
@@ -62,6 +64,26 @@ quant::Type tensor_type(const SynthProfile& p, std::string_view name, int64_t la
   return is_norm ? p.norm_type : p.default_type;
 }
 
+std::vector<float> llama3_rope_factors(const RopeScalingSpec& spec, double base, int64_t head_dim) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double ctx = static_cast<double>(spec.original_context);
+  const double low_wavelen = ctx / spec.low_freq_factor, high_wavelen = ctx / spec.high_freq_factor;
+  std::vector<float> out;
+  for (int64_t i = 0; i < head_dim / 2; ++i) {
+    const double freq = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(head_dim));
+    const double wavelen = 2.0 * kPi / freq;
+    double f = 1.0;
+    if (wavelen > low_wavelen) {
+      f = spec.factor;
+    } else if (wavelen >= high_wavelen) {
+      const double smooth = (ctx / wavelen - spec.low_freq_factor) / (spec.high_freq_factor - spec.low_freq_factor);
+      f = 1.0 / ((1.0 - smooth) / spec.factor + smooth);
+    }
+    out.push_back(static_cast<float>(f));
+  }
+  return out;
+}
+
 std::vector<PlannedTensor> plan_tensors(const SynthProfile& p) {
   const int64_t head_dim = p.n_embd / p.n_head, kv_dim = p.n_head_kv * head_dim, vocab = p.vocab.size;
   auto gain = [&](const std::string& role) {
@@ -76,11 +98,20 @@ std::vector<PlannedTensor> plan_tensors(const SynthProfile& p) {
   };
   if (!p.tie_output) add("output.weight", {p.n_embd, vocab}, -1, 0.0, gain("output") / std::sqrt(double(p.n_embd)));
   add("output_norm.weight", {p.n_embd}, -1, 1.0, p.init.output_norm_std);
+  if (p.rope_scaling.llama3) {
+    add("rope_freqs.weight", {head_dim / 2}, -1, 0.0, 0.0);
+    out.back().values = llama3_rope_factors(p.rope_scaling, p.rope_freq_base, head_dim);
+  }
   add("token_embd.weight", {p.n_embd, vocab}, -1, 0.0, p.init.token_embd_std);
   for (int64_t l = 0; l < p.n_layer; ++l) {
     const std::string blk = "blk." + std::to_string(l) + ".";
     for (const char* role_c : kLayerRoles) {
       const std::string role = role_c;
+      if (is_bias_role(role)) {
+        if (!p.qkv_bias) continue;
+        add(blk + role, {role == "attn_q.bias" ? p.n_embd : kv_dim}, l, 0.0, p.init.bias_std);
+        continue;
+      }
       const std::string short_role = role.substr(0, role.size() - 7);  // without ".weight"
       std::vector<int64_t> dims;
       if (is_norm_role(role)) dims = {p.n_embd};
@@ -108,6 +139,8 @@ void validate_profile(const SynthProfile& p) {
   if (p.n_head % p.n_head_kv != 0)
     bad("shape.n_head_kv", "n_head (", p.n_head, ") must be a multiple of n_head_kv (", p.n_head_kv, ")");
   if (!(p.rope_freq_base > 0) || !(p.rms_eps > 0)) bad("shape", "rope_freq_base and rms_eps must be positive");
+  if (p.arch == "qwen2" && p.rope_scaling.llama3)
+    bad("shape.rope_scaling", "qwen2 takes no rope_freqs (llama.cpp's qwen2 graph ignores them)");
   if (p.vocab.size <= 0) bad("vocab.size", "expected a positive vocabulary size, found ", p.vocab.size);
   // <unk>, <s>, </s> and the 256 byte-fallback pieces come first in a synthetic vocabulary.
   if ((p.vocab.copy_from.empty() || p.vocab.synthetic_if_missing) && p.vocab.size < 3 + 256)

@@ -172,7 +172,10 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
   const int64_t kMaxDim = int64_t{1} << 20;
   const YAML::Node shape = root["shape"];
   r.check_map(shape, "shape",
-              {"n_embd", "n_layer", "n_head", "n_head_kv", "n_ff", "n_ctx", "rope_freq_base", "rms_eps", "tie_output"});
+              {"arch", "n_embd", "n_layer", "n_head", "n_head_kv", "n_ff", "n_ctx", "rope_freq_base", "rms_eps",
+               "tie_output", "qkv_bias", "rope_scaling"});
+  p.arch = r.string(shape, "shape", "arch", "llama");
+  if (p.arch != "llama" && p.arch != "qwen2") r.bad(shape["arch"], "shape.arch", "'llama' or 'qwen2'");
   p.n_embd = r.integer(shape, "shape", "n_embd", 1, kMaxDim);
   p.n_layer = r.integer(shape, "shape", "n_layer", 1, 4096);
   p.n_head = r.integer(shape, "shape", "n_head", 1, 4096);
@@ -183,6 +186,22 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
   p.rope_freq_base = r.number(shape, "shape", "rope_freq_base", 10000.0, true);
   p.rms_eps = r.number(shape, "shape", "rms_eps", 1e-5, true);
   p.tie_output = r.boolean(shape, "shape", "tie_output", false);
+  p.qkv_bias = r.boolean(shape, "shape", "qkv_bias", false);
+  const YAML::Node scaling = shape["rope_scaling"];
+  if (scaling.IsDefined() && !scaling.IsNull()) {
+    r.check_map(scaling, "shape.rope_scaling",
+                {"type", "factor", "low_freq_factor", "high_freq_factor", "original_context"});
+    if (r.string(scaling, "shape.rope_scaling", "type", nullptr) != "llama3")
+      r.bad(scaling["type"], "shape.rope_scaling.type", "'llama3' (the only scaling the synthesizer writes)");
+    RopeScalingSpec& rs = p.rope_scaling;
+    rs.llama3 = true;
+    rs.factor = r.number(scaling, "shape.rope_scaling", "factor", rs.factor, true);
+    rs.low_freq_factor = r.number(scaling, "shape.rope_scaling", "low_freq_factor", rs.low_freq_factor, true);
+    rs.high_freq_factor = r.number(scaling, "shape.rope_scaling", "high_freq_factor", rs.high_freq_factor, true);
+    rs.original_context = r.integer(scaling, "shape.rope_scaling", "original_context", 1, kMaxDim * 16, &rs.original_context);
+    if (!(rs.high_freq_factor > rs.low_freq_factor))
+      r.bad(scaling["high_freq_factor"], "shape.rope_scaling.high_freq_factor", "a number above low_freq_factor");
+  }
 
   const YAML::Node types = root["types"];
   r.check_map(types, "types", {"default", "norms", "file_type", "rules"});
@@ -224,7 +243,8 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
                  {"ffn_gate", 1.0}, {"ffn_up", 1.0}, {"ffn_down", 0.5}, {"output", 3.0}};
   const YAML::Node init = root["init"];
   if (init.IsDefined() && !init.IsNull()) {
-    r.check_map(init, "init", {"token_embd_std", "norm_std", "output_norm_std", "gain"});
+    r.check_map(init, "init", {"token_embd_std", "norm_std", "output_norm_std", "bias_std", "gain"});
+    p.init.bias_std = r.number(init, "init", "bias_std", p.init.bias_std, false);
     p.init.token_embd_std = r.number(init, "init", "token_embd_std", p.init.token_embd_std, true);
     p.init.norm_std = r.number(init, "init", "norm_std", p.init.norm_std, false);
     p.init.output_norm_std = r.number(init, "init", "output_norm_std", p.init.output_norm_std, false);
@@ -238,7 +258,8 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
   }
 
   const YAML::Node vocab = root["vocab"];
-  r.check_map(vocab, "vocab", {"size", "source", "path", "if_missing"});
+  r.check_map(vocab, "vocab", {"size", "source", "path", "if_missing", "pad_to_size"});
+  p.vocab.pad_to_size = r.boolean(vocab, "vocab", "pad_to_size", false);
   p.vocab.size = r.integer(vocab, "vocab", "size", 1, int64_t{1} << 24);
   const std::string source = r.string(vocab, "vocab", "source", "synthetic");
   if (source == "copy") {

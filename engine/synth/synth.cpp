@@ -2,6 +2,8 @@
 // quantized and streamed to disk one tensor at a time (see synth.h).
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "gguf/writer.h"
@@ -18,21 +20,22 @@ namespace {
 constexpr uint32_t kQuantizationVersion = 2;  // ggml's GGML_QNT_VERSION (general.quantization_version)
 
 void set_model_metadata(gguf::Writer& w, const SynthProfile& p, uint64_t seed, const VocabMetadata& vocab) {
-  w.set_string("general.architecture", "llama");
+  const std::string a = p.arch + ".";
+  w.set_string("general.architecture", p.arch);
   w.set_string("general.name", p.name);
   if (!p.description.empty()) w.set_string("general.description", p.description);
   w.set_u32("general.file_type", p.file_type);
   w.set_u32("general.quantization_version", kQuantizationVersion);
-  w.set_u32("llama.vocab_size", static_cast<uint32_t>(p.vocab.size));
-  w.set_u32("llama.context_length", static_cast<uint32_t>(p.n_ctx));
-  w.set_u32("llama.embedding_length", static_cast<uint32_t>(p.n_embd));
-  w.set_u32("llama.block_count", static_cast<uint32_t>(p.n_layer));
-  w.set_u32("llama.feed_forward_length", static_cast<uint32_t>(p.n_ff));
-  w.set_u32("llama.rope.dimension_count", static_cast<uint32_t>(p.n_embd / p.n_head));
-  w.set_u32("llama.attention.head_count", static_cast<uint32_t>(p.n_head));
-  w.set_u32("llama.attention.head_count_kv", static_cast<uint32_t>(p.n_head_kv));
-  w.set_f32("llama.attention.layer_norm_rms_epsilon", static_cast<float>(p.rms_eps));
-  w.set_f32("llama.rope.freq_base", static_cast<float>(p.rope_freq_base));
+  w.set_u32(a + "vocab_size", static_cast<uint32_t>(p.vocab.size));
+  w.set_u32(a + "context_length", static_cast<uint32_t>(p.n_ctx));
+  w.set_u32(a + "embedding_length", static_cast<uint32_t>(p.n_embd));
+  w.set_u32(a + "block_count", static_cast<uint32_t>(p.n_layer));
+  w.set_u32(a + "feed_forward_length", static_cast<uint32_t>(p.n_ff));
+  w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(p.n_embd / p.n_head));
+  w.set_u32(a + "attention.head_count", static_cast<uint32_t>(p.n_head));
+  w.set_u32(a + "attention.head_count_kv", static_cast<uint32_t>(p.n_head_kv));
+  w.set_f32(a + "attention.layer_norm_rms_epsilon", static_cast<float>(p.rms_eps));
+  w.set_f32(a + "rope.freq_base", static_cast<float>(p.rope_freq_base));
   for (const auto& [key, value] : vocab.kv) w.set(key, value);
   // Provenance: what made this file, so a report can say which weights it measured.
   w.set_string("pfx.synth.profile", p.source.filename().string());
@@ -66,6 +69,11 @@ SynthResult write_synthetic_model(const SynthProfile& profile, const std::filesy
       const int64_t row_bytes = quant::row_bytes(t.type, cols);
       const auto start = std::chrono::steady_clock::now();
       const uint64_t tensor_key = name_hash(t.name);
+      if (!t.values.empty()) {  // fixed values (rope_freqs.weight): f32, one row
+        std::memcpy(dst, t.values.data(), t.values.size() * sizeof(float));
+        if (progress) progress("[" + std::to_string(i + 1) + "/" + std::to_string(total) + "] " + t.name + " (fixed values)");
+        return;
+      }
       parallel_for(
           rows,
           [&](int64_t begin, int64_t end) {

@@ -45,6 +45,7 @@ struct InitSpec {
   double token_embd_std = 1.0;
   double norm_std = 0.1;
   double output_norm_std = 0.0;
+  double bias_std = 0.5;
   std::map<std::string, double> gain;
 };
 
@@ -52,6 +53,19 @@ struct VocabSpec {
   int64_t size = 0;                 // n_vocab
   std::filesystem::path copy_from;  // GGUF whose tokenizer.* metadata is copied; empty: synthetic
   bool synthetic_if_missing = false;  // copy_from absent → synthetic vocab instead of an error
+  // Copied vocab shorter than size: append "[PAD<id>]" tokens of type unused up to size, as
+  // llama.cpp's converter pads Qwen2.5-7B's 151,936 tokenizer entries to its 152,064 rows.
+  bool pad_to_size = false;
+};
+
+// Llama 3.1's rope_scaling "llama3" (shape.rope_scaling): written as rope_freqs.weight, per rotated
+// pair i of frequency f_i = base^(-2i/head_dim), wavelength w = 2π / f_i: factor 1 where
+// w < original_context / high_freq_factor, `factor` where w > original_context / low_freq_factor,
+// else 1 / ((1 - s) / factor + s) with s = (original_context / w - low) / (high - low).
+struct RopeScalingSpec {
+  bool llama3 = false;
+  double factor = 8.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+  int64_t original_context = 8192;
 };
 
 struct SynthProfile {
@@ -60,9 +74,12 @@ struct SynthProfile {
   std::string name;              // general.name
   std::string description;
   // shape
+  std::string arch = "llama";    // general.architecture: llama | qwen2 (metadata keys "<arch>.*")
   int64_t n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0, n_ctx = 0;
   double rope_freq_base = 10000.0, rms_eps = 1e-5;
   bool tie_output = false;       // no output.weight: the head reuses token_embd
+  bool qkv_bias = false;         // blk.N.attn_{q,k,v}.bias (f32, ~ normal(0, init.bias_std))
+  RopeScalingSpec rope_scaling;
   // types
   quant::Type default_type = quant::Type::F32;  // 2-D tensors no rule matches
   quant::Type norm_type = quant::Type::F32;     // 1-D tensors (norm weights)
@@ -94,7 +111,10 @@ struct PlannedTensor {
   std::vector<int64_t> dims;  // ggml order
   quant::Type type = quant::Type::F32;
   double mean = 0, std = 0;   // init distribution: mean + std * normal(0, 1)
+  std::vector<float> values;  // fixed values instead (rope_freqs.weight), written as f32
 };
+// Llama 3 rope frequency factors (RopeScalingSpec) for head_dim / 2 pairs.
+std::vector<float> llama3_rope_factors(const RopeScalingSpec& spec, double base, int64_t head_dim);
 std::vector<PlannedTensor> plan_tensors(const SynthProfile& profile);
 // The type `name` (in layer `layer`, -1 for non-layer tensors) gets from the profile's rules.
 quant::Type tensor_type(const SynthProfile& profile, std::string_view name, int64_t layer, bool is_norm);

@@ -10,7 +10,7 @@ namespace pfx::synth {
 namespace {
 
 // llama.cpp's token types (llama_token_type).
-constexpr int32_t kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
+constexpr int32_t kNormal = 1, kUnknown = 2, kControl = 3, kUnused = 5, kByte = 6;
 
 VocabMetadata synthetic_vocab(int64_t size, std::string source) {
   std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
@@ -74,17 +74,36 @@ VocabMetadata make_vocab(const SynthProfile& p) {
   }
   const gguf::File src = gguf::File::open(p.vocab.copy_from);
   const std::string model = src.get_string_or("tokenizer.ggml.model", "");
-  if (model != "llama")
+  if (model != "llama" && model != "gpt2")
     fail(p.source.string(), ": field 'vocab.path': ", src.path().string(), " has tokenizer.ggml.model '", model,
-         "'; expected 'llama' (SentencePiece)");
+         "'; expected 'llama' (SentencePiece) or 'gpt2' (byte-level BPE)");
   const gguf::Value* tokens = src.find("tokenizer.ggml.tokens");
-  if (!tokens || static_cast<int64_t>(tokens->array_size()) != p.vocab.size)
-    fail(p.source.string(), ": field 'vocab.size': ", p.vocab.size, " differs from the ",
-         tokens ? tokens->array_size() : 0, " tokens of ", src.path().string());
+  const int64_t have = tokens ? static_cast<int64_t>(tokens->array_size()) : 0;
+  if (have != p.vocab.size && !(p.vocab.pad_to_size && have > 0 && have < p.vocab.size))
+    fail(p.source.string(), ": field 'vocab.size': ", p.vocab.size, " differs from the ", have, " tokens of ",
+         src.path().string(), p.vocab.pad_to_size ? " (pad_to_size only adds tokens)" : "");
   VocabMetadata v;
-  v.source = "copied from " + src.path().filename().string() + " (" + size + " tokens)";
-  for (const auto& [key, value] : src.kv())
-    if (key.rfind("tokenizer.", 0) == 0) v.kv.emplace_back(key, value);
+  v.source = "copied from " + src.path().filename().string() + " (" + std::to_string(have) + " tokens" +
+             (have < p.vocab.size ? ", padded to " + size : "") + ")";
+  for (const auto& [key, value] : src.kv()) {
+    if (key.rfind("tokenizer.", 0) != 0) continue;
+    if (have < p.vocab.size && key == "tokenizer.ggml.tokens") {
+      std::vector<std::string> padded = value.strings;
+      for (int64_t id = have; id < p.vocab.size; ++id) padded.push_back("[PAD" + std::to_string(id) + "]");
+      v.kv.emplace_back(key, gguf::Value::of_string_array(std::move(padded)));
+    } else if (have < p.vocab.size && key == "tokenizer.ggml.token_type") {
+      std::vector<int32_t> types;
+      for (int64_t t : src.get_int_array(key)) types.push_back(static_cast<int32_t>(t));
+      types.resize(static_cast<size_t>(p.vocab.size), kUnused);
+      v.kv.emplace_back(key, gguf::Value::of_i32_array(types));
+    } else if (have < p.vocab.size && key == "tokenizer.ggml.scores") {
+      std::vector<float> scores = src.get_float_array(key);
+      scores.resize(static_cast<size_t>(p.vocab.size), 0.0f);
+      v.kv.emplace_back(key, gguf::Value::of_f32_array(scores));
+    } else {
+      v.kv.emplace_back(key, value);
+    }
+  }
   return v;
 }
 

@@ -4,21 +4,16 @@
 
 #include <algorithm>
 #include <queue>
+#include <string>
 
 #include "tokenizer/byte_piece.h"
+#include "tokenizer/unicode.h"
 #include "util/error.h"
 
 namespace pfx::tok {
 namespace {
 
 constexpr std::string_view kSpaceMark = "\xE2\x96\x81";  // U+2581 "▁", SentencePiece's space
-
-// Bytes of a UTF-8 sequence from its lead byte, as llama.cpp's unicode_len_utf8: continuation
-// and invalid lead bytes count as one-byte characters, 0xF8..0xFF as four.
-size_t utf8_len(unsigned char lead) {
-  static constexpr unsigned char kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
-  return kLen[lead >> 4];
-}
 
 std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
   std::string out;
@@ -32,56 +27,10 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   return out;
 }
 
-// What llama_token_to_piece gives for one token; `special` renders control and unknown tokens
-// as their text instead of nothing.
-std::string render(const std::string& piece, int32_t type, bool special) {
-  switch (type) {
-    case kNormal:
-      return replace_all(piece, kSpaceMark, " ");
-    case kUserDefined:
-      return piece;
-    case kByte:
-      return std::string(1, static_cast<char>(parse_byte_piece(piece)));
-    case kControl:
-    case kUnknown:
-      return special ? piece : std::string();
-    default:  // unused, undefined: nothing
-      return {};
-  }
-}
-
-// Ids whose type is in `types`, longest piece first; equal lengths by id (llama.cpp uses an
-// unstable sort there, which only matters for two equally long pieces overlapping in a text).
-std::vector<int32_t> by_length(const Vocab& v, std::initializer_list<int32_t> types) {
-  std::vector<int32_t> ids;
-  for (size_t i = 0; i < v.types.size(); ++i) {
-    if (std::find(types.begin(), types.end(), v.types[i]) != types.end()) {
-      ids.push_back(static_cast<int32_t>(i));
-    }
-  }
-  std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
-    return v.pieces[a].size() > v.pieces[b].size();
-  });
-  return ids;
-}
-
 }  // namespace
 
-SpmTokenizer::SpmTokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
-  normalize_and_validate(vocab_, "vocab");
-  const size_t n = vocab_.pieces.size();
-  if (vocab_.scores.empty()) vocab_.scores.assign(n, 0.0f);
-  if (vocab_.types.empty()) vocab_.types.assign(n, kNormal);
-
-  piece_ids_.reserve(n);
-  rendered_.reserve(n);
-  rendered_special_.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    piece_ids_.emplace(vocab_.pieces[i], static_cast<int32_t>(i));
-    rendered_.push_back(render(vocab_.pieces[i], vocab_.types[i], false));
-    rendered_special_.push_back(render(vocab_.pieces[i], vocab_.types[i], true));
-  }
-
+SpmTokenizer::SpmTokenizer(Vocab vocab) : Tokenizer(std::move(vocab)) {
+  render_pieces([](const std::string& piece) { return replace_all(piece, kSpaceMark, " "); });
   // llama.cpp's byte_to_token: "<0xHH>", else the byte itself as a one-character piece (built
   // from a C string, so byte 0 has no such fallback).
   for (int b = 0; b < 256; ++b) {
@@ -89,69 +38,13 @@ SpmTokenizer::SpmTokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
     if (id < 0 && b != 0) id = piece_id(std::string(1, static_cast<char>(b)));
     byte_token_[static_cast<size_t>(b)] = id;
   }
-
-  user_defined_by_length_ = by_length(vocab_, {kUserDefined});
-  special_by_length_ = by_length(vocab_, {kUserDefined, kControl, kUnknown});
 }
 
-int32_t SpmTokenizer::piece_id(std::string_view piece) const {
-  auto it = piece_ids_.find(piece);
-  return it == piece_ids_.end() ? -1 : it->second;
-}
-
-// Splits the text around verbatim occurrences of special pieces, one piece at a time, longest
-// first, leftmost occurrence first (llama.cpp's tokenizer_st_partition).
-std::vector<SpmTokenizer::Fragment> SpmTokenizer::partition(std::string_view text,
-                                                            bool parse_special) const {
-  std::vector<Fragment> frags;
-  if (text.empty()) return frags;
-  frags.push_back({-1, 0, text.size()});
-  const auto& specials = parse_special ? special_by_length_ : user_defined_by_length_;
-  for (int32_t id : specials) {
-    const std::string& piece = vocab_.pieces[static_cast<size_t>(id)];
-    std::vector<Fragment> next;
-    next.reserve(frags.size());
-    for (const Fragment& f : frags) {
-      if (f.token >= 0) {
-        next.push_back(f);
-        continue;
-      }
-      const std::string_view span = text.substr(f.begin, f.length);
-      size_t pos = 0;
-      for (size_t hit; (hit = span.find(piece, pos)) != std::string_view::npos;
-           pos = hit + piece.size()) {
-        if (hit > pos) next.push_back({-1, f.begin + pos, hit - pos});
-        next.push_back({id, 0, 0});
-      }
-      if (pos < span.size()) next.push_back({-1, f.begin + pos, span.size() - pos});
-    }
-    frags = std::move(next);
-  }
-  return frags;
-}
-
-std::vector<int32_t> SpmTokenizer::encode(std::string_view text, bool add_bos,
-                                          bool parse_special) const {
-  std::vector<int32_t> out;
-  out.reserve(text.size() / 2 + 2);
-  if (add_bos && vocab_.add_bos) out.push_back(vocab_.bos);
-
-  bool after_special = true;  // the start counts as "after a special token": prefix a space
-  for (const Fragment& f : partition(text, parse_special)) {
-    if (f.token >= 0) {
-      out.push_back(f.token);
-      after_special = true;
-      continue;
-    }
-    std::string raw;
-    if (vocab_.add_space_prefix && after_special) raw = " ";
-    raw.append(text.substr(f.begin, f.length));
-    encode_fragment(replace_all(raw, " ", kSpaceMark), out);
-    after_special = false;
-  }
-
-  if (add_bos && vocab_.add_eos) out.push_back(vocab_.eos);
-  return out;
+void SpmTokenizer::encode_text(std::string_view text, bool after_special, std::vector<int32_t>& out) const {
+  std::string raw;
+  if (vocab_.add_space_prefix && after_special) raw = " ";
+  raw.append(text);
+  encode_fragment(replace_all(raw, " ", kSpaceMark), out);
 }
 
 // The SentencePiece merge loop. Symbols form a doubly linked list over the text; a candidate
@@ -167,7 +60,7 @@ void SpmTokenizer::encode_fragment(std::string_view text, std::vector<int32_t>& 
   std::vector<Symbol> syms;
   for (size_t off = 0; off < text.size();) {
     const size_t len =
-        std::min(utf8_len(static_cast<unsigned char>(text[off])), text.size() - off);
+        std::min(utf8_sequence_length(static_cast<unsigned char>(text[off])), text.size() - off);
     const int index = static_cast<int>(syms.size());
     syms.push_back({index - 1, off + len == text.size() ? -1 : index + 1, off, len});
     off += len;
@@ -236,47 +129,6 @@ void SpmTokenizer::append_bytes(std::string_view bytes, std::vector<int32_t>& ou
            " has no token (neither that piece nor the raw byte) and the vocab has no unknown token");
     }
   }
-}
-
-bool SpmTokenizer::in_vocab(int32_t id) const {
-  return id >= 0 && static_cast<size_t>(id) < vocab_.pieces.size();
-}
-
-std::string SpmTokenizer::token_to_piece(int32_t id, bool special) const {
-  if (!in_vocab(id)) {
-    fail("SpmTokenizer::token_to_piece: token id ", id, " is outside the vocab; expected 0..",
-         vocab_.pieces.size() - 1);
-  }
-  return (special ? rendered_special_ : rendered_)[static_cast<size_t>(id)];
-}
-
-std::string SpmTokenizer::decode(std::span<const int32_t> ids, bool special) const {
-  return concat(ids, special, vocab_.add_space_prefix, "decode");
-}
-
-std::string SpmTokenizer::decode_continuation(std::span<const int32_t> ids, bool special) const {
-  return concat(ids, special, false, "decode_continuation");
-}
-
-std::string SpmTokenizer::concat(std::span<const int32_t> ids, bool special,
-                                 bool strip_first_space, std::string_view caller) const {
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (!in_vocab(ids[i])) {
-      fail("SpmTokenizer::", caller, ": ids[", i, "] = ", ids[i],
-           " is outside the vocab; expected 0..", vocab_.pieces.size() - 1);
-    }
-  }
-  const auto& rendered = special ? rendered_special_ : rendered_;
-  std::string out;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    std::string_view piece = rendered[static_cast<size_t>(ids[i])];
-    // llama_detokenize strips one leading space of the first token only, whatever it is.
-    if (i == 0 && strip_first_space && !piece.empty() && piece.front() == ' ') {
-      piece.remove_prefix(1);
-    }
-    out.append(piece);
-  }
-  return out;
 }
 
 }  // namespace pfx::tok

@@ -51,6 +51,8 @@ void normalize_and_validate(Vocab& v, std::string_view origin) {
   check_special_id(v.eos, n, origin, "EOS");
   check_special_id(v.unk, n, origin, "UNK");
   check_special_id(v.pad, n, origin, "PAD");
+  check_special_id(v.eot, n, origin, "EOT");
+  if (v.kind == VocabKind::Bpe && v.merges.empty()) fail(origin, ": a BPE vocab needs merges; it has none");
   if (v.add_bos && v.bos < 0) fail(origin, ": add_bos is set but there is no BOS token id");
   if (v.add_eos && v.eos < 0) fail(origin, ": add_eos is set but there is no EOS token id");
 }

@@ -1,8 +1,10 @@
 // vocab_from_gguf: reads tokenizer.ggml.* keys the way llama.cpp's llama_vocab::impl::load does
-// for SentencePiece ("llama") vocabularies (see vocab.h for the rules).
+// for SentencePiece ("llama") and byte-level BPE ("gpt2") vocabularies (see vocab.h for the rules).
+#include <array>
 #include <initializer_list>
 
 #include "gguf/gguf.h"
+#include "tokenizer/pretokenizer.h"
 #include "tokenizer/vocab.h"
 #include "util/error.h"
 
@@ -20,6 +22,13 @@ constexpr std::string_view kPadKey = "tokenizer.ggml.padding_token_id";
 constexpr std::string_view kAddBosKey = "tokenizer.ggml.add_bos_token";
 constexpr std::string_view kAddEosKey = "tokenizer.ggml.add_eos_token";
 constexpr std::string_view kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
+constexpr std::string_view kEotKey = "tokenizer.ggml.eot_token_id";
+constexpr std::string_view kMergesKey = "tokenizer.ggml.merges";
+constexpr std::string_view kPreKey = "tokenizer.ggml.pre";
+
+// Texts that mark the end-of-turn token when no eot_token_id key names it, most specific first.
+constexpr std::array<std::string_view, 5> kEotTexts = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
+                                                      "<|endoftext|>"};
 
 // A GGUF array value of the key, or nullptr when absent; throws when present with the wrong
 // element type. `what` lists the accepted element types for the message.
@@ -53,12 +62,28 @@ Vocab vocab_from_gguf(const gguf::File& f) {
   using gguf::ValueType;
 
   const std::string model = f.get_string(kModelKey);
-  if (model != "llama") {
+  Vocab v;
+  if (model == "llama") {
+    v.kind = VocabKind::Spm;
+  } else if (model == "gpt2") {
+    v.kind = VocabKind::Bpe;
+  } else {
     fail(file, ": key ", kModelKey, ": tokenizer model '", model,
-         "' is not supported; expected 'llama' (SentencePiece)");
+         "' is not supported; expected 'llama' (SentencePiece) or 'gpt2' (byte-level BPE)");
+  }
+  const bool bpe = v.kind == VocabKind::Bpe;
+  bool add_bos_default = true;
+  if (bpe) {
+    if (!f.has(kPreKey))
+      fail(file, ": key ", kPreKey, " is missing; a gpt2 (BPE) vocab needs its pre-tokenizer named (llama.cpp "
+           "would fall back to 'default' and warn of degraded output; we refuse)");
+    v.pre = f.get_string(kPreKey);
+    add_bos_default = bpe_flavor(v.pre, file).add_bos_default;  // refuses an unknown name
+    const gguf::Value* merges = find_array(f, kMergesKey, {ValueType::STRING}, "array[string]");
+    if (!merges) fail(file, ": key ", kMergesKey, " is missing; a gpt2 (BPE) vocab needs its merges");
+    v.merges = merges->strings;
   }
 
-  Vocab v;
   const gguf::Value* tokens = find_array(f, kTokensKey, {ValueType::STRING}, "array[string]");
   if (!tokens) fail(file, ": key ", kTokensKey, " is missing; expected the vocab's pieces");
   v.pieces = tokens->strings;
@@ -88,13 +113,23 @@ Vocab vocab_from_gguf(const gguf::File& f) {
     }
   }
 
-  v.bos = special_id(f, kBosKey, 1, n);
-  v.eos = special_id(f, kEosKey, 2, n);
-  v.unk = special_id(f, kUnkKey, 0, n);
+  v.bos = special_id(f, kBosKey, bpe ? 11 : 1, n);
+  v.eos = special_id(f, kEosKey, bpe ? 11 : 2, n);
+  v.unk = special_id(f, kUnkKey, bpe ? -1 : 0, n);
   v.pad = special_id(f, kPadKey, -1, n);
-  v.add_bos = f.get_bool_or(kAddBosKey, true);
+  v.eot = special_id(f, kEotKey, -1, n);
+  for (size_t k = 0; v.eot < 0 && k < kEotTexts.size(); ++k) {
+    for (size_t i = 0; i < n; ++i) {
+      if (v.pieces[i] != kEotTexts[k]) continue;
+      v.eot = static_cast<int32_t>(i);
+      if (v.types.empty()) v.types.assign(n, kNormal);
+      v.types[i] = kControl;  // llama.cpp: a control-looking token is control, whatever its type says
+      break;
+    }
+  }
+  v.add_bos = f.get_bool_or(kAddBosKey, add_bos_default);
   v.add_eos = f.get_bool_or(kAddEosKey, false);
-  v.add_space_prefix = f.get_bool_or(kAddSpacePrefixKey, true);
+  v.add_space_prefix = f.get_bool_or(kAddSpacePrefixKey, !bpe);
   if (v.add_bos && v.bos < 0) {
     fail(file, ": key ", kAddBosKey, " is true but ", kBosKey, " names no token");
   }

@@ -33,7 +33,7 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
       r.duration_s = ctx.deadline.elapsed();
       return r;
     }
-  const auto cases = parse_cases(ctx.profile, "accuracy", ctx.fixtures_dir);
+  const auto cases = parse_cases(ctx.profile, "accuracy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;
@@ -60,7 +60,7 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
     const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
     NpyArray oracle;
     const std::string oracle_err =
-        load_finite_logits(ctx.fixtures_dir / "oracle" / (cs.oracle + ".logits.npy"), oracle);
+        load_finite_logits(cs.oracle_root / "oracle" / (cs.oracle + ".logits.npy"), oracle);
     for (const auto& path : paths) {
       const std::string label = backend + (path.empty() ? "" : "/" + path);
       Check c;

@@ -71,7 +71,8 @@ ModelRef ModelStore::resolve(const std::string& name, double timeout_s) {
   return m;
 }
 
-std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string& gate, const fs::path& fixtures_dir) {
+std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string& gate, const fs::path& fixtures_dir,
+                                  const fs::path& project_fixtures_dir) {
   std::vector<GateCase> out;
   const auto& g = profile.gate(gate);
   if (!g.contains("cases")) return out;
@@ -84,13 +85,23 @@ std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string&
     GateCase gc;
     if (c.contains("oracle")) {
       gc.oracle = c["oracle"].get<std::string>();
-      const fs::path oj = fixtures_dir / "oracle" / (gc.oracle + ".json");
+      gc.oracle_root = fixtures_dir;
+      if (!project_fixtures_dir.empty() && !fs::exists(fixtures_dir / "oracle" / (gc.oracle + ".json")) &&
+          fs::exists(project_fixtures_dir / "oracle" / (gc.oracle + ".json")))
+        gc.oracle_root = project_fixtures_dir;
+      const fs::path oj = gc.oracle_root / "oracle" / (gc.oracle + ".json");
       std::ifstream in(oj);
-      if (!in) fail(where, ": oracle case '", gc.oracle, "': cannot open ", oj.string(), " (fixtures dir via PFX_FIXTURES)");
+      if (!in)
+        fail(where, ": oracle case '", gc.oracle, "': cannot open ", oj.string(), " (fixtures dir via PFX_FIXTURES",
+             project_fixtures_dir.empty() ? "" : ", or the project's " + project_fixtures_dir.string(), ")");
       json o;
       try {
         o = json::parse(in);
-        gc.model = "fixture:models/" + o.at("model").get<std::string>();
+        // "fixture:<path>" resolves under the shared fixtures dir; an absolute path (a project
+        // fixture) stands for itself.
+        gc.model = gc.oracle_root == fixtures_dir
+                       ? "fixture:models/" + o.at("model").get<std::string>()
+                       : "fixture:" + fs::absolute(gc.oracle_root / "models" / o.at("model").get<std::string>()).string();
         gc.input.tokens = o.at("prompt_tokens").get<std::vector<int>>();
         if (o.contains("greedy_tokens")) gc.oracle_greedy = o["greedy_tokens"].get<std::vector<int>>();
       } catch (const json::exception& e) {

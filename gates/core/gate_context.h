@@ -59,11 +59,17 @@ struct GateCase {
   std::string model;        // a models.<name> key or "fixture:<path>"
   PromptInput input;
   std::string oracle;       // fixtures oracle case this came from, if any
+  std::filesystem::path oracle_root;  // the fixtures folder holding it (oracle/, models/)
   std::vector<int> oracle_greedy;
 };
-// gates.<gate>.cases: [{name, model, text | tokens | oracle}] or plain oracle case names.
+// gates.<gate>.cases: [{name, model, text | tokens | oracle}] or plain oracle case names. An
+// oracle case is looked up in fixtures_dir, then in project_fixtures_dir (the candidate's
+// tests/fixtures: the llama3/qwen2 fixtures the shared folder lacks), when given.
 std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string& gate,
-                                  const std::filesystem::path& fixtures_dir);
+                                  const std::filesystem::path& fixtures_dir,
+                                  const std::filesystem::path& project_fixtures_dir = {});
+// The candidate tree's own fixtures folder (tests/fixtures).
+inline std::filesystem::path project_fixtures(const Build& candidate) { return candidate.src / "tests" / "fixtures"; }
 
 struct GateContext {
   std::string gate;

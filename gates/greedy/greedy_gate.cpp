@@ -28,7 +28,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       r.duration_s = ctx.deadline.elapsed();
       return r;
     }
-  const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir);
+  const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   const auto cand = ctx.engine(ctx.candidate);
   const auto base = ctx.engine(ctx.baseline);
   std::string backend_note;

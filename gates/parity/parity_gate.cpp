@@ -136,7 +136,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
       r.duration_s = ctx.deadline.elapsed();
       return r;
     }
-  const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir);
+  const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;  // once the backend says "not here", the other cases skip without asking

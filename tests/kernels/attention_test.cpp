@@ -206,6 +206,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // decode shapes: long context, few rows
                       AttnCase{1, 2047, 32, 8, 128, 1}, AttnCase{1, 4000, 8, 8, 64, 1}, AttnCase{4, 1000, 8, 2, 64, 1},
                       AttnCase{2, 63, 4, 1, 128, 8}, AttnCase{3, 1, 4, 2, 128, 1},
+                      // Qwen2.5-7B: 28 query heads on 4 KV heads (GQA 7:1), prefill and decode
+                      AttnCase{129, 0, 28, 4, 128, 1}, AttnCase{1, 600, 28, 4, 128, 1},
                       // head dim without a fast kernel: generic only, fast reports why
                       AttnCase{33, 3, 6, 3, 96, 1}),
     [](const auto& tp) { return name(tp.param); });

@@ -56,6 +56,19 @@ std::vector<uint8_t> random_tensor(Type type, int64_t rows, int64_t cols) {
     }
     case Type::Q8_0: each(reinterpret_cast<quant::BlockQ8_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
     case Type::Q4_0: each(reinterpret_cast<quant::BlockQ4_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
+    case Type::Q5_0: each(reinterpret_cast<quant::BlockQ5_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
+    case Type::Q4_1:
+      each(reinterpret_cast<quant::BlockQ4_1*>(data.data()), 32, [](auto& b) {
+        b.d = random_scale_bits();
+        b.m = random_scale_bits();
+      });
+      break;
+    case Type::Q5_1:
+      each(reinterpret_cast<quant::BlockQ5_1*>(data.data()), 32, [](auto& b) {
+        b.d = random_scale_bits();
+        b.m = random_scale_bits();
+      });
+      break;
     case Type::Q4_K:
       each(reinterpret_cast<quant::BlockQ4_K*>(data.data()), 256, [](auto& b) {
         b.d = random_scale_bits();
@@ -90,8 +103,9 @@ std::vector<Case> cases() {
   const std::vector<std::pair<int64_t, int64_t>> k256 = {{1, 256}, {7, 512}, {33, 4096}, {3, 11008}};
   const std::vector<std::pair<int64_t, int64_t>> k32 = {{1, 32}, {7, 96}, {33, 4096}, {5, 11008}};
   const std::vector<std::pair<int64_t, int64_t>> k1 = {{1, 1}, {7, 13}, {1, 8}, {33, 4096}, {3, 1001}};
-  return {{Type::F32, k1},  {Type::F16, k1},  {Type::BF16, k1}, {Type::Q8_0, k32},
-          {Type::Q4_0, k32}, {Type::Q4_K, k256}, {Type::Q5_K, k256}, {Type::Q6_K, k256}};
+  return {{Type::F32, k1},  {Type::F16, k1},  {Type::BF16, k1}, {Type::Q8_0, k32},  {Type::Q4_0, k32},
+          {Type::Q4_1, k32}, {Type::Q5_0, k32}, {Type::Q5_1, k32}, {Type::Q4_K, k256}, {Type::Q5_K, k256},
+          {Type::Q6_K, k256}};
 }
 
 class DequantTest : public ::testing::TestWithParam<Case> {};
@@ -179,8 +193,8 @@ TEST_P(EmbedTest, RowsMatchReferenceAndBadIdsGiveNaN) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, EmbedTest,
-                         ::testing::Values(Type::F32, Type::F16, Type::BF16, Type::Q8_0, Type::Q4_0, Type::Q4_K,
-                                           Type::Q5_K, Type::Q6_K),
+                         ::testing::Values(Type::F32, Type::F16, Type::BF16, Type::Q8_0, Type::Q4_0, Type::Q4_1,
+                                           Type::Q5_0, Type::Q5_1, Type::Q4_K, Type::Q5_K, Type::Q6_K),
                          [](const auto& tp) { return std::string(quant::type_name(tp.param)); });
 
 }  // namespace

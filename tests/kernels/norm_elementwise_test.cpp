@@ -1,9 +1,10 @@
-// RMSNorm (generic and warp-per-row), SwiGLU, residual add, fp32->fp16 and argmax against CPU
+// RMSNorm (generic and warp-per-row), SwiGLU, residual add, bias add, fp32->fp16 and argmax against CPU
 // references, on ragged token counts, with outputs poisoned before every launch.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "gpu_test_support.h"
 #include "kernels/kernels.h"
@@ -105,6 +106,25 @@ TEST(Elementwise, AddF32IsExact) {
       EXPECT_TRUE(compare_bits("add_f32", dx.download(), want));
     }
   }
+}
+
+// The Q/K/V bias add (qwen2): each row of a strided matrix gets the bias, nothing past n changes.
+TEST(Elementwise, AddBiasF32IsExactPerRow) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (const auto& [T, n, ld] : std::vector<std::tuple<int, int64_t, int64_t>>{{1, 64, 64}, {7, 512, 640}, {2049, 3584, 3584}}) {
+    SCOPED_TRACE("T=" + std::to_string(T) + " n=" + std::to_string(n) + " ld=" + std::to_string(ld));
+    const auto x = random_floats(static_cast<size_t>(T * ld), -50.0f, 50.0f);
+    const auto b = random_floats(static_cast<size_t>(n), -3.0f, 3.0f);
+    DeviceBuffer<float> dx(x), db(b);
+    add_bias_f32(dx.get(), ld, db.get(), T, n, stream.get());
+    std::vector<float> want(x);
+    for (int t = 0; t < T; ++t)
+      for (int64_t c = 0; c < n; ++c) want[static_cast<size_t>(t * ld + c)] = x[static_cast<size_t>(t * ld + c)] + b[static_cast<size_t>(c)];
+    EXPECT_TRUE(compare_bits("add_bias_f32", dx.download(), want));
+  }
+  float f = 0;
+  EXPECT_THROW(add_bias_f32(&f, 4, &f, 1, 8, stream.get()), pfx::Error);  // ld < n
 }
 
 TEST(Elementwise, F32ToF16IsRoundNearestEven) {

@@ -2,6 +2,8 @@
 // kernel must give identical bits, match a double-precision reference to fp16 rounding, write
 // exactly cache rows p0..p0+T-1 (the rest stays poisoned), and the fused kernel must leave its
 // fp32 inputs untouched. q/k/v come from one fused-QKV-style buffer to exercise row strides.
+// Layouts: adjacent pairs (llama) and neox pairs (qwen2), partial rotation (n_rot < hd), linear
+// frequency scaling and llama3 frequency factors (rope_freqs).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,20 +17,38 @@ namespace {
 
 struct RopeCase {
   int T, p0, H, Hkv, hd;
+  bool neox = false;
+  int n_rot = 0;            // 0: hd
+  float freq_scale = 1.0f;
+  bool factors = false;     // llama3-style per-pair factors 1 .. 8
 };
 
 std::string name(const RopeCase& c) {
   return "T" + std::to_string(c.T) + "_p" + std::to_string(c.p0) + "_H" + std::to_string(c.H) + "_Hkv" +
-         std::to_string(c.Hkv) + "_hd" + std::to_string(c.hd);
+         std::to_string(c.Hkv) + "_hd" + std::to_string(c.hd) + (c.neox ? "_neox" : "") +
+         (c.n_rot ? "_rot" + std::to_string(c.n_rot) : "") + (c.freq_scale != 1.0f ? "_lin" : "") +
+         (c.factors ? "_ff" : "");
 }
 
-// Rotated copy (double) of one head vector at position pos.
-void rope_ref(const float* x, double* y, int pos, int hd, double base) {
-  for (int i = 0; i < hd / 2; ++i) {
-    const double theta = pos * std::pow(base, -2.0 * i / hd);
-    const double c = std::cos(theta), s = std::sin(theta);
-    y[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
-    y[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+std::vector<float> factor_table(int n_rot) {
+  std::vector<float> f(static_cast<size_t>(n_rot / 2));
+  for (size_t i = 0; i < f.size(); ++i) f[i] = 1.0f + 7.0f * static_cast<float>(i) / static_cast<float>(f.size());
+  return f;
+}
+
+// Rotated copy (double) of one head vector at position pos; elements past n_rot copied.
+void rope_ref(const float* x, double* y, int pos, int hd, double base, const RopeCase& c) {
+  const int n_rot = c.n_rot ? c.n_rot : hd, half = n_rot / 2;
+  const std::vector<float> ff = factor_table(n_rot);
+  for (int d = 0; d < hd; ++d) y[d] = x[d];
+  for (int i = 0; i < half; ++i) {
+    double inv = std::pow(base, -2.0 * i / n_rot) * c.freq_scale;
+    if (c.factors) inv /= ff[static_cast<size_t>(i)];
+    const double theta = pos * inv;
+    const double co = std::cos(theta), si = std::sin(theta);
+    const int a = c.neox ? i : 2 * i, b = c.neox ? i + half : 2 * i + 1;
+    y[a] = x[a] * co - x[b] * si;
+    y[b] = x[a] * si + x[b] * co;
   }
 }
 
@@ -41,6 +61,9 @@ TEST_P(RopeTest, GenericEqualsFusedAndMatchesReference) {
   QkvShape s;
   s.T = c.T, s.H = c.H, s.Hkv = c.Hkv, s.hd = c.hd, s.p0 = c.p0, s.max_ctx = c.p0 + c.T + extra;
   s.rope_base = 10000.0f;
+  s.neox = c.neox, s.n_rot = c.n_rot, s.freq_scale = c.freq_scale;
+  DeviceBuffer<float> factors(factor_table(c.n_rot ? c.n_rot : c.hd));
+  if (c.factors) s.freq_factors = factors.get();
   const int64_t ld = static_cast<int64_t>(c.H + 2 * c.Hkv) * c.hd;  // [T, q | k | v] like a fused QKV GEMM
   const auto qkv = random_floats(static_cast<size_t>(c.T) * ld, -2.0f, 2.0f);
   const size_t cache_n = static_cast<size_t>(c.Hkv) * s.max_ctx * c.hd;
@@ -78,7 +101,7 @@ TEST_P(RopeTest, GenericEqualsFusedAndMatchesReference) {
     const float* row = qkv.data() + static_cast<size_t>(t) * ld;
     for (int i = 0; i < ld; ++i) rot_ref[static_cast<size_t>(t) * ld + i] = row[i];
     for (int h = 0; h < c.H + c.Hkv; ++h) {
-      rope_ref(row + static_cast<size_t>(h) * c.hd, head.data(), c.p0 + t, c.hd, s.rope_base);
+      rope_ref(row + static_cast<size_t>(h) * c.hd, head.data(), c.p0 + t, c.hd, s.rope_base, c);
       for (int d = 0; d < c.hd; ++d) rot_ref[static_cast<size_t>(t) * ld + h * c.hd + d] = head[static_cast<size_t>(d)];
       if (h < c.H) {
         for (int d = 0; d < c.hd; ++d) q_ref[(static_cast<size_t>(t) * c.H + h) * c.hd + d] = head[static_cast<size_t>(d)];
@@ -119,7 +142,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, RopeTest,
                          ::testing::Values(RopeCase{1, 0, 4, 2, 64}, RopeCase{7, 0, 8, 2, 64}, RopeCase{33, 100, 8, 8, 128},
                                            RopeCase{511, 0, 8, 2, 128}, RopeCase{512, 3, 4, 1, 64},
                                            RopeCase{513, 0, 32, 8, 128}, RopeCase{2048, 0, 8, 8, 128},
-                                           RopeCase{1, 4000, 32, 32, 128}, RopeCase{7, 2, 6, 3, 96}),
+                                           RopeCase{1, 4000, 32, 32, 128}, RopeCase{7, 2, 6, 3, 96},
+                                           // qwen2: neox pairs; llama3: factors; partial rotation; linear scaling
+                                           RopeCase{33, 5, 28, 4, 128, true}, RopeCase{1, 900, 8, 2, 64, true},
+                                           RopeCase{65, 0, 32, 8, 128, false, 0, 1.0f, true},
+                                           RopeCase{9, 11, 8, 2, 64, false, 32}, RopeCase{9, 11, 8, 2, 64, true, 32},
+                                           RopeCase{17, 40, 4, 4, 64, false, 0, 0.25f}),
                          [](const auto& tp) { return name(tp.param); });
 
 TEST(Rope, RejectsBadShapes) {

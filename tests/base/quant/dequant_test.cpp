@@ -112,6 +112,16 @@ TEST(DequantBitExact, SyntheticBlocksAndAllHalfPatternsMatchGgufPy) {
   blobs.push_back({"bf16.all", {65536}, Type::BF16, all_halves});
   blobs.push_back({"q4_0.rand", {32 * 8, 64}, Type::Q4_0,
                    random_blocks<BlockQ4_0>(8 * 64, 1, [](BlockQ4_0& b, std::mt19937& r) { b.d = random_finite_half(r); })});
+  blobs.push_back({"q4_1.rand", {32 * 8, 64}, Type::Q4_1, random_blocks<BlockQ4_1>(8 * 64, 6, [](BlockQ4_1& b, std::mt19937& r) {
+                     b.d = random_finite_half(r);
+                     b.m = random_finite_half(r);
+                   })});
+  blobs.push_back({"q5_0.rand", {32 * 8, 64}, Type::Q5_0,
+                   random_blocks<BlockQ5_0>(8 * 64, 7, [](BlockQ5_0& b, std::mt19937& r) { b.d = random_finite_half(r); })});
+  blobs.push_back({"q5_1.rand", {32 * 8, 64}, Type::Q5_1, random_blocks<BlockQ5_1>(8 * 64, 8, [](BlockQ5_1& b, std::mt19937& r) {
+                     b.d = random_finite_half(r);
+                     b.m = random_finite_half(r);
+                   })});
   blobs.push_back({"q8_0.rand", {32 * 8, 64}, Type::Q8_0,
                    random_blocks<BlockQ8_0>(8 * 64, 2, [](BlockQ8_0& b, std::mt19937& r) { b.d = random_finite_half(r); })});
   blobs.push_back({"q4_K.rand", {256 * 4, 32}, Type::Q4_K, random_blocks<BlockQ4_K>(4 * 32, 3, [](BlockQ4_K& b, std::mt19937& r) {
@@ -133,7 +143,8 @@ TEST(DequantBitExact, SyntheticBlocksAndAllHalfPatternsMatchGgufPy) {
   // numpy may convert f16 through the CPU's F16C unit, which quiets signaling NaNs; NaN payload
   // is then compared loosely for f16 only (bf16 and every non-NaN value are compared bit for bit).
   const auto compared = compare_file_with_gguf_py(path, /*nan_payload_free=*/true);
-  for (Type t : {Type::F16, Type::BF16, Type::Q4_0, Type::Q8_0, Type::Q4_K, Type::Q5_K, Type::Q6_K}) {
+  for (Type t : {Type::F16, Type::BF16, Type::Q4_0, Type::Q4_1, Type::Q5_0, Type::Q5_1, Type::Q8_0, Type::Q4_K,
+                 Type::Q5_K, Type::Q6_K}) {
     EXPECT_GT(compared.count(t) ? compared.at(t) : 0, 0) << type_name(t);
   }
   // bf16 NaNs bit for bit too: gguf-py shifts the bits, so there is no excuse for a difference.

@@ -14,8 +14,7 @@
 #include "metrics/compare.h"
 #include "model/greedy.h"
 #include "model/llama.h"
-#include "tokenizer/spm.h"
-#include "tokenizer/vocab.h"
+#include "tokenizer/tokenizer.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
 
@@ -27,6 +26,7 @@ using nlohmann::json;
 struct Case {
   const char* name;   // fixtures/{llama.cpp,oracle}/<name>.json
   bool f32_weights;   // llama.cpp computes f32 models exactly: hold it to the oracle's bound
+  bool project = false;  // in the project's tests/fixtures (llama3 / qwen2), not the shared ones
 };
 
 // f32 CPU reference vs the oracle (any model) and vs llama.cpp on F32 models: the README's bound
@@ -71,7 +71,7 @@ class FixtureCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   const Case c = GetParam();
-  const fs::path dir = pfx::fixtures_dir();
+  const fs::path dir = c.project ? pfx::project_fixtures_dir() : pfx::fixtures_dir();
   const json peer = read_json(dir / "llama.cpp" / (std::string(c.name) + ".json"));
   const json oracle = read_json(dir / "oracle" / (std::string(c.name) + ".json"));
   const std::vector<int32_t> prompt = ids(peer, "prompt_tokens");
@@ -79,9 +79,9 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   const std::vector<int32_t> peer_greedy = ids(peer, "greedy_tokens"), oracle_greedy = ids(oracle, "greedy_tokens");
 
   const pfx::model::Model model = pfx::model::Model::load(dir / "models" / peer.at("model").get<std::string>());
-  const pfx::tok::SpmTokenizer tokenizer(pfx::tok::vocab_from_gguf(model.file()));
+  const auto tokenizer = pfx::tok::make_tokenizer(model.file());
   if (peer.at("prompt").is_string()) {  // text prompts: our tokenizer must give llama.cpp's ids
-    EXPECT_EQ(tokenizer.encode(peer.at("prompt").get<std::string>(), peer.at("add_bos").get<bool>()), prompt);
+    EXPECT_EQ(tokenizer->encode(peer.at("prompt").get<std::string>(), peer.at("add_bos").get<bool>()), prompt);
   }
   const int64_t vocab = model.config().n_vocab;
   const int64_t n = static_cast<int64_t>(prompt.size());
@@ -121,7 +121,7 @@ TEST_P(FixtureCase, LogitsAndGreedyMatchOracleAndLlamaCpp) {
   print_greedy(c.name, "llama.cpp", div_peer, peer_greedy.size());
   EXPECT_EQ(div_oracle, -1) << "greedy tokens differ from the oracle's";
   if (div_peer < 0) {  // same tokens: the same bytes as llama.cpp printed
-    EXPECT_EQ(hex(tokenizer.decode_continuation(ours_peer)), peer.at("greedy_bytes_hex").get<std::string>());
+    EXPECT_EQ(hex(tokenizer->decode_continuation(ours_peer)), peer.at("greedy_bytes_hex").get<std::string>());
   }
   if (c.f32_weights) {
     EXPECT_EQ(div_peer, -1) << "greedy tokens differ from llama.cpp's on an F32 model";
@@ -134,6 +134,20 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureCase,
                                            Case{"kq256-q4km.ids64", false}, Case{"kq256-q6k.lily", false},
                                            Case{"kq256-q6k.ids64", false}, Case{"kq256-q80.lily", false},
                                            Case{"kq256-q80.ids64", false}, Case{"kq256spm-q4km.fox", false}),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           std::string s = p.param.name;
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+// The project's llama3 (GQA 4:1, rope_freqs scaling, tied embeddings; q4_K/q5_K/q4_0 + q6_K) and
+// qwen2 (Q/K/V biases, neox RoPE; q4_K/q6_K, q8_0) fixtures: tests/fixtures/README.md.
+INSTANTIATE_TEST_SUITE_P(ProjectFixtures, FixtureCase,
+                         ::testing::Values(Case{"llama3-q4km.lily", false, true}, Case{"llama3-q4km.ids64", false, true},
+                                           Case{"llama3-q5km.lily", false, true}, Case{"llama3-q40.lily", false, true},
+                                           Case{"qwen2-q4km.lily", false, true}, Case{"qwen2-q4km.ids64", false, true},
+                                           Case{"qwen2-q80.lily", false, true}),
                          [](const ::testing::TestParamInfo<Case>& p) {
                            std::string s = p.param.name;
                            for (char& ch : s)

@@ -33,21 +33,31 @@ struct Case {
   pfx::NpyArray oracle_logits;
 };
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(pfx::fixtures_dir() / "oracle"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
+// Every oracle case of the shared fixtures and of the project's (tests/fixtures: llama3, qwen2).
+struct CaseRef {
+  fs::path root;
+  std::string name;
+};
+std::vector<CaseRef> case_names() {
+  std::vector<CaseRef> names;
+  for (const fs::path& root : {pfx::fixtures_dir(), pfx::project_fixtures_dir()}) {
+    std::vector<CaseRef> here;
+    for (const auto& e : fs::directory_iterator(root / "oracle"))
+      if (e.path().extension() == ".json") here.push_back({root, e.path().stem().string()});
+    std::sort(here.begin(), here.end(), [](const CaseRef& a, const CaseRef& b) { return a.name < b.name; });
+    names.insert(names.end(), here.begin(), here.end());
+  }
   return names;
 }
 
-Case load_case(const std::string& name) {
-  const fs::path dir = pfx::fixtures_dir() / "oracle";
+Case load_case(const CaseRef& ref) {
+  const fs::path dir = ref.root / "oracle";
+  const std::string& name = ref.name;
   std::ifstream in(dir / (name + ".json"));
   const auto j = nlohmann::json::parse(in);
   Case c;
   c.name = name;
-  c.model = pfx::fixtures_dir() / "models" / j["model"].get<std::string>();
+  c.model = ref.root / "models" / j["model"].get<std::string>();
   c.prompt = j["prompt_tokens"].get<std::vector<int32_t>>();
   c.oracle_greedy = j["greedy_tokens"].get<std::vector<int32_t>>();
   c.oracle_logits = pfx::read_npy(dir / j["logits"].get<std::string>());
@@ -74,14 +84,15 @@ std::vector<float> run_logits(const pfx::model::Model& m, Path path, const std::
 
 TEST(CudaBackend, FixturesExist) {
   ASSERT_TRUE(fs::exists(pfx::fixtures_dir() / "oracle")) << "fixtures missing: " << pfx::fixtures_dir();
-  EXPECT_GE(case_names().size(), 10u);
+  EXPECT_GE(case_names().size(), 17u);  // 10 shared + 7 project cases
 }
 
 TEST(CudaBackend, ParityAndAccuracyOnEveryFixture) {
   REQUIRE_GPU();
-  for (const auto& name : case_names()) {
+  for (const auto& ref : case_names()) {
+    const std::string& name = ref.name;
     SCOPED_TRACE(name);
-    const Case c = load_case(name);
+    const Case c = load_case(ref);
     const auto model = pfx::model::Model::load(c.model);
     const int64_t V = model.config().n_vocab, T = static_cast<int64_t>(c.prompt.size());
     const auto generic = run_logits(model, Path::Generic, c.prompt);
@@ -109,8 +120,9 @@ TEST(CudaBackend, ParityAndAccuracyOnEveryFixture) {
 
 TEST(CudaBackend, GreedyAgainstTheOracle) {
   REQUIRE_GPU();
-  for (const auto& name : case_names()) {
-    const Case c = load_case(name);
+  for (const auto& ref : case_names()) {
+    const std::string& name = ref.name;
+    const Case c = load_case(ref);
     const auto model = pfx::model::Model::load(c.model);
     for (Path path : {Path::Fast, Path::Generic}) {
       CudaBackend b(model, path, static_cast<int64_t>(c.prompt.size() + c.oracle_greedy.size()) + 1);
@@ -131,7 +143,7 @@ TEST(CudaBackend, GreedyAgainstTheOracle) {
 
 TEST(CudaBackend, SameInputTwiceIsBitwiseIdentical) {
   REQUIRE_GPU();
-  const Case c = load_case("kq256-q4km.ids64");
+  const Case c = load_case({pfx::fixtures_dir(), "kq256-q4km.ids64"});
   const auto model = pfx::model::Model::load(c.model);
   for (Path path : {Path::Fast, Path::Generic}) {
     for (const pfx::cuda::FastGemm gemm : pfx::cuda::fast_gemm_variants()) {
@@ -148,7 +160,7 @@ TEST(CudaBackend, SameInputTwiceIsBitwiseIdentical) {
 
 TEST(CudaBackend, PromptInTwoPiecesMatchesOnePiece) {
   REQUIRE_GPU();
-  const Case c = load_case("kq256-q6k.ids64");
+  const Case c = load_case({pfx::fixtures_dir(), "kq256-q6k.ids64"});
   const auto model = pfx::model::Model::load(c.model);
   const int64_t V = model.config().n_vocab;
   for (Path path : {Path::Fast, Path::Generic}) {

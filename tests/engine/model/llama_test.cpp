@@ -2,6 +2,7 @@
 // rewritten with one defect each: every defect is a pfx::Error naming the file and what is wrong.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -68,6 +69,17 @@ class Rewrite {
   std::function<std::vector<int64_t>(const pfx::gguf::TensorInfo&)> dims = [](const pfx::gguf::TensorInfo& t) {
     return t.dims;
   };
+  // The type each tensor is written with (bytes copied, truncated or zero-padded).
+  std::function<pfx::quant::Type(const pfx::gguf::TensorInfo&)> type = [](const pfx::gguf::TensorInfo& t) {
+    return t.type;
+  };
+  // Tensors to add (f32, values given).
+  struct Extra {
+    std::string name;
+    std::vector<int64_t> dims;
+    std::vector<float> values;
+  };
+  std::vector<Extra> extra;
 
   fs::path write(const fs::path& src, const std::string& tag) const {
     const pfx::gguf::File in = pfx::gguf::File::open(src);
@@ -80,13 +92,18 @@ class Rewrite {
       const std::vector<int64_t> d = dims(t);
       const uint8_t* data = in.tensor_data(t);
       const int64_t n = t.n_bytes;
-      w.add_tensor(t.name, d, t.type, [data, n, d, type = t.type](uint8_t* dst) {
+      w.add_tensor(t.name, d, type(t), [data, n, d, type = type(t)](uint8_t* dst) {
         int64_t rows = 1;
         for (size_t i = 1; i < d.size(); ++i) rows *= d[i];
         const int64_t bytes = rows * pfx::quant::row_bytes(type, d[0]);
         std::memcpy(dst, data, static_cast<size_t>(std::min(bytes, n)));
         if (bytes > n) std::memset(dst + n, 0, static_cast<size_t>(bytes - n));
       });
+    }
+    for (const Extra& e : extra) {
+      const std::vector<float>* v = &e.values;
+      w.add_tensor(e.name, e.dims, pfx::quant::Type::F32,
+                   [v](uint8_t* dst) { std::memcpy(dst, v->data(), v->size() * sizeof(float)); });
     }
     const fs::path out = fs::temp_directory_path() / ("pfx_model_test_" + std::to_string(::getpid()) + "_" + tag + ".gguf");
     w.write(out);
@@ -142,10 +159,149 @@ TEST(LlamaModel, WrongShapeNamesExpectedAndFound) {
 
 TEST(LlamaModel, OtherArchitecturesAreRejectedClearly) {
   Rewrite r;
-  r.edit_kv = [](pfx::gguf::Writer& w) { w.set_string("general.architecture", "qwen2"); };
+  r.edit_kv = [](pfx::gguf::Writer& w) { w.set_string("general.architecture", "gemma2"); };
   const fs::path p = r.write(fixture("stories260K.gguf"), "arch");
   const std::string e = load_error(p);
-  EXPECT_NE(e.find("general.architecture is 'qwen2'; only 'llama' is supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("general.architecture is 'gemma2'; supported: llama, qwen2"), std::string::npos) << e;
+}
+
+// The stories260K file relabelled as qwen2: every llama.* key renamed to qwen2.*.
+Rewrite as_qwen2() {
+  Rewrite r;
+  r.edit_kv = [](pfx::gguf::Writer& w) {
+    const pfx::gguf::File in = pfx::gguf::File::open(fixture("stories260K.gguf"));
+    w.set_string("general.architecture", "qwen2");
+    for (const auto& [key, value] : in.kv())
+      if (key.rfind("llama.", 0) == 0) w.set("qwen2." + key.substr(6), value);
+  };
+  return r;
+}
+
+TEST(LlamaModel, Qwen2UsesNeoxRopeAndBindsQkvBiases) {
+  Rewrite r = as_qwen2();
+  for (int l = 0; l < 5; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    r.extra.push_back({p + "attn_q.bias", {64}, std::vector<float>(64, 0.25f)});
+    r.extra.push_back({p + "attn_k.bias", {32}, std::vector<float>(32, -0.5f)});
+    r.extra.push_back({p + "attn_v.bias", {32}, std::vector<float>(32, 1.0f)});
+  }
+  const fs::path p = r.write(fixture("stories260K.gguf"), "qwen2");
+  {
+    const Model m = Model::load(p);
+    EXPECT_EQ(m.config().arch, "qwen2");
+    EXPECT_EQ(m.config().rope_style, pfx::model::RopeStyle::Neox);
+    ASSERT_TRUE(m.weights().layers[4].has_qkv_bias());
+    EXPECT_EQ(m.weights().layers[4].bk.cols, 32);
+    EXPECT_EQ(m.weights().layers[0].bq.name, "blk.0.attn_q.bias");
+  }
+  fs::remove(p);
+}
+
+TEST(LlamaModel, BiasesComeInThrees) {
+  Rewrite r;
+  r.extra.push_back({"blk.0.attn_q.bias", {64}, std::vector<float>(64, 0.0f)});
+  const std::string e = load_error(r.write(fixture("stories260K.gguf"), "bias1"));
+  EXPECT_NE(e.find("missing tensor 'blk.0.attn_k.bias'"), std::string::npos) << e;
+}
+
+TEST(LlamaModel, UnboundTensorsAreListedAndRefused) {
+  Rewrite r;
+  r.extra.push_back({"blk.0.attn_output.bias", {64}, std::vector<float>(64, 0.0f)});
+  r.extra.push_back({"blk.1.attn_q_norm.weight", {8}, std::vector<float>(8, 1.0f)});
+  const std::string e = load_error(r.write(fixture("stories260K.gguf"), "unbound"));
+  EXPECT_NE(e.find("2 tensors the llama architecture does not use: 'blk.0.attn_output.bias', "
+                   "'blk.1.attn_q_norm.weight'"), std::string::npos) << e;
+  // qwen2 has no rope_freqs (llama.cpp's qwen2 graph passes none): refused there too.
+  Rewrite q = as_qwen2();
+  q.extra.push_back({"rope_freqs.weight", {4}, std::vector<float>(4, 1.0f)});
+  const std::string eq = load_error(q.write(fixture("stories260K.gguf"), "q_freqs"));
+  EXPECT_NE(eq.find("'rope_freqs.weight'"), std::string::npos) << eq;
+}
+
+TEST(LlamaModel, RopeFrequenciesFromBaseScaleAndFactors) {
+  Rewrite r;
+  r.extra.push_back({"rope_freqs.weight", {4}, {1.0f, 2.0f, 4.0f, 8.0f}});
+  r.edit_kv = [](pfx::gguf::Writer& w) { w.set_f32("llama.rope.freq_base", 500000.0f); };
+  const fs::path p = r.write(fixture("stories260K.gguf"), "freqs");
+  {
+    const Model m = Model::load(p);
+    ASSERT_EQ(m.rope_inv_freq().size(), 4u);  // n_rot 8
+    for (int i = 0; i < 4; ++i)
+      EXPECT_DOUBLE_EQ(m.rope_inv_freq()[i], std::pow(500000.0, -2.0 * i / 8.0) / (1 << i)) << i;
+  }
+  fs::remove(p);
+  Rewrite lin;
+  lin.edit_kv = [](pfx::gguf::Writer& w) {
+    w.set_string("llama.rope.scaling.type", "linear");
+    w.set_f32("llama.rope.scaling.factor", 4.0f);
+  };
+  const fs::path pl = lin.write(fixture("stories260K.gguf"), "linear");
+  {
+    const Model m = Model::load(pl);
+    EXPECT_FLOAT_EQ(m.config().rope_freq_scale, 0.25f);
+    EXPECT_DOUBLE_EQ(m.rope_inv_freq()[1], std::pow(10000.0, -2.0 / 8.0) * 0.25);
+  }
+  fs::remove(pl);
+  Rewrite bad;
+  bad.extra.push_back({"rope_freqs.weight", {4}, {1.0f, 0.0f, 1.0f, 1.0f}});
+  EXPECT_NE(load_error(bad.write(fixture("stories260K.gguf"), "badfreq")).find("rope_freqs.weight'[1] is 0"),
+            std::string::npos);
+}
+
+TEST(LlamaModel, MathChangingMetadataIsRefusedByName) {
+  auto error_with = [](const std::string& tag, std::function<void(pfx::gguf::Writer&)> edit) {
+    Rewrite r;
+    r.edit_kv = std::move(edit);
+    return load_error(r.write(fixture("stories260K.gguf"), tag));
+  };
+  std::string e = error_with("yarn", [](pfx::gguf::Writer& w) {
+    w.set_string("llama.rope.scaling.type", "yarn");
+    w.set_f32("llama.rope.scaling.factor", 4.0f);
+  });
+  EXPECT_NE(e.find("llama.rope.scaling.type is 'yarn'"), std::string::npos) << e;
+  e = error_with("softcap", [](pfx::gguf::Writer& w) { w.set_f32("llama.attn_logit_softcapping", 50.0f); });
+  EXPECT_NE(e.find("metadata key 'llama.attn_logit_softcapping' is not understood"), std::string::npos) << e;
+  e = error_with("experts", [](pfx::gguf::Writer& w) { w.set_u32("llama.expert_count", 8); });
+  EXPECT_NE(e.find("'llama.expert_count' = 8"), std::string::npos) << e;
+  e = error_with("scale", [](pfx::gguf::Writer& w) { w.set_f32("llama.attention.scale", 0.5f); });
+  EXPECT_NE(e.find("'llama.attention.scale'"), std::string::npos) << e;
+  e = error_with("vocab", [](pfx::gguf::Writer& w) { w.set_u32("llama.vocab_size", 100); });
+  EXPECT_NE(e.find("'llama.vocab_size' is 100"), std::string::npos) << e;
+  // Harmless: zero experts, YaRN parameters without YaRN (a warning), provenance keys.
+  Rewrite ok;
+  ok.edit_kv = [](pfx::gguf::Writer& w) {
+    w.set_u32("llama.expert_count", 0);
+    w.set_u32("llama.rope.scaling.original_context_length", 8192);
+    w.set_bool("llama.rope.scaling.finetuned", true);
+  };
+  const fs::path p = ok.write(fixture("stories260K.gguf"), "harmless");
+  EXPECT_NO_THROW(Model::load(p));
+  fs::remove(p);
+}
+
+// IQ*, q2_K, q3_K: named with the tensor at load time, before any backend allocates anything.
+TEST(LlamaModel, UndecodableTensorTypesAreRefusedByTensorAndType) {
+  for (const auto type : {pfx::quant::Type::Q2_K, pfx::quant::Type::Q3_K, pfx::quant::Type::IQ4_XS}) {
+    Rewrite r;
+    r.type = [type](const pfx::gguf::TensorInfo& t) { return t.name == "blk.1.attn_q.weight" ? type : t.type; };
+    const std::string tag = "type" + std::to_string(static_cast<int>(type));
+    const std::string e = load_error(r.write(fixture("kq256-q4km.gguf"), tag));
+    EXPECT_NE(e.find("tensor 'blk.1.attn_q.weight' has type " + std::string(pfx::quant::type_name(type)) +
+                     ", which this engine cannot decode"),
+              std::string::npos)
+        << e;
+  }
+}
+
+TEST(LlamaModel, SlidingWindowIsReadForTheBackendsToCheck) {
+  Rewrite r;
+  r.edit_kv = [](pfx::gguf::Writer& w) { w.set_u32("llama.attention.sliding_window", 4096); };
+  const fs::path p = r.write(fixture("stories260K.gguf"), "swa");
+  {
+    const Model m = Model::load(p);
+    EXPECT_EQ(m.config().sliding_window, 4096);
+  }
+  fs::remove(p);
 }
 
 TEST(LlamaModel, MissingOrBadHyperParametersNameTheKey) {

@@ -19,6 +19,7 @@
 #include "quant/dequant.h"
 #include "synth/synth.h"
 #include "tokenizer/spm.h"
+#include "tokenizer/tokenizer.h"
 #include "tokenizer/vocab.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
@@ -96,6 +97,42 @@ TEST(SynthProfiles, Llama7bIsLlamaCppQ4KM) {
   EXPECT_EQ(pfx::synth::tensor_type(p, "output.weight", -1, false), Type::Q6_K);
   EXPECT_EQ(pfx::synth::tensor_type(p, "token_embd.weight", -1, false), Type::Q4_K);
   EXPECT_EQ(p.file_type, 15u);
+}
+
+// llama.cpp's load logs for the real files: Llama-3.1-8B Q4_K_M f32 66 (incl. rope_freqs), q4_K
+// 193, q6_K 33; Qwen2.5-7B Q4_K_M f32 141 (norms + Q/K/V biases), q4_K 169, q6_K 29.
+TEST(SynthProfiles, Llama3AndQwen25AndMistralAreLlamaCppQ4KM) {
+  const SynthProfile l3 = pfx::synth::load_profile(profile_path("llama-3-8b-q4km.yaml"));
+  auto h = type_histogram(pfx::synth::plan_tensors(l3));
+  EXPECT_EQ(h.at(Type::F32), 66);
+  EXPECT_EQ(h.at(Type::Q4_K), 193);
+  EXPECT_EQ(h.at(Type::Q6_K), 33);
+  const SynthProfile q = pfx::synth::load_profile(profile_path("qwen2.5-7b-q4km.yaml"));
+  h = type_histogram(pfx::synth::plan_tensors(q));
+  EXPECT_EQ(h.at(Type::F32), 141);
+  EXPECT_EQ(h.at(Type::Q4_K), 169);
+  EXPECT_EQ(h.at(Type::Q6_K), 29);
+  const SynthProfile m = pfx::synth::load_profile(profile_path("mistral-7b-q4km.yaml"));
+  h = type_histogram(pfx::synth::plan_tensors(m));
+  EXPECT_EQ(h.at(Type::F32), 65);
+  EXPECT_EQ(h.at(Type::Q4_K), 193);
+  EXPECT_EQ(h.at(Type::Q6_K), 33);
+}
+
+// The rope_freqs.weight the synthesizer computes equals the converter-style one (Python, float32)
+// in the llama3 fixture that llama.cpp ran: factor 8, low 1, high 4, original context 64.
+TEST(SynthProfiles, Llama3RopeFactorsMatchTheFixture) {
+  pfx::synth::RopeScalingSpec spec;
+  spec.llama3 = true;
+  spec.original_context = 64;
+  const std::vector<float> ours = pfx::synth::llama3_rope_factors(spec, 500000.0, 64);
+  const pfx::model::Model m = pfx::model::Model::load(pfx::project_fixtures_dir() / "models" / "llama3-q4km.gguf");
+  const auto& t = m.weights().rope_freqs;
+  ASSERT_NE(t.info, nullptr);
+  ASSERT_EQ(t.cols, 32);
+  std::vector<float> theirs(32);
+  pfx::quant::dequantize_row(t.type, t.data, theirs.data(), 32);
+  for (size_t i = 0; i < 32; ++i) EXPECT_NEAR(ours[i], theirs[i], 1e-6f * theirs[i]) << i;
 }
 
 TEST(SynthProfiles, UseMoreBitsMatchesTheFixturesQuantizedByLlamaCpp) {
@@ -192,17 +229,21 @@ void expect_gguf_py_agrees(const fs::path& model, const fs::path& dump) {
 
   const pfx::gguf::File f = pfx::gguf::File::open(model);
   const nlohmann::json& kv = meta.at("kv");
-  EXPECT_EQ(kv.at("general.architecture"), "llama");
-  EXPECT_EQ(kv.at("tokenizer.ggml.model"), "llama");
-  for (const char* key : {"llama.embedding_length", "llama.block_count", "llama.feed_forward_length",
-                          "llama.attention.head_count", "llama.attention.head_count_kv", "llama.context_length",
-                          "llama.rope.dimension_count", "general.file_type", "tokenizer.ggml.bos_token_id",
-                          "tokenizer.ggml.eos_token_id"})
+  const std::string arch = f.get_string("general.architecture");
+  EXPECT_EQ(kv.at("general.architecture"), arch);
+  EXPECT_EQ(kv.at("tokenizer.ggml.model"), f.get_string("tokenizer.ggml.model"));
+  for (const std::string& key : {arch + ".embedding_length", arch + ".block_count", arch + ".feed_forward_length",
+                                arch + ".attention.head_count", arch + ".attention.head_count_kv",
+                                arch + ".context_length", arch + ".rope.dimension_count", std::string("general.file_type"),
+                                std::string("tokenizer.ggml.bos_token_id"), std::string("tokenizer.ggml.eos_token_id")})
     EXPECT_EQ(kv.at(key).get<uint64_t>(), f.get_uint(key)) << key;
-  EXPECT_FLOAT_EQ(kv.at("llama.attention.layer_norm_rms_epsilon").get<float>(),
-                  static_cast<float>(f.get_float("llama.attention.layer_norm_rms_epsilon")));
-  for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"})
-    EXPECT_EQ(meta.at("arrays").at(key).get<uint64_t>(), f.find(key)->array_size()) << key;
+  EXPECT_FLOAT_EQ(kv.at(arch + ".attention.layer_norm_rms_epsilon").get<float>(),
+                  static_cast<float>(f.get_float(arch + ".attention.layer_norm_rms_epsilon")));
+  for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type",
+                          "tokenizer.ggml.merges"})
+    if (f.has(key)) {
+      EXPECT_EQ(meta.at("arrays").at(key).get<uint64_t>(), f.find(key)->array_size()) << key;
+    }
 
   const nlohmann::json& tensors = meta.at("tensors");
   ASSERT_EQ(tensors.size(), f.tensors().size());
@@ -226,6 +267,53 @@ void expect_gguf_py_agrees(const fs::path& model, const fs::path& dump) {
       for (int64_t c = 0; c < t.cols(); ++c) mismatches += ours[static_cast<size_t>(c)] != theirs.data[static_cast<size_t>(r * t.cols() + c)];
     }
     EXPECT_EQ(mismatches, 0) << "elements where gguf-py's dequantization differs from ours";
+  }
+}
+
+// The new architectures' features end to end at reduced width: written, bound by Model::load (every
+// tensor bound, no metadata refused), tokenized and run by the CPU reference. (gguf-py's reading of
+// the writer is checked on the 7B-shaped model; dumping 70M vocabulary weights here would take
+// minutes.)
+TEST(SynthModel, ReducedLlama3AndQwen25LoadAndRun) {
+  TempDir dir("l3q2");
+  const std::vector<std::string> small = {"shape.n_embd=256", "shape.n_ff=512", "shape.n_layer=2", "shape.n_head=4",
+                                          "shape.n_head_kv=1", "shape.n_ctx=256"};
+  const SynthProfile l3 = pfx::synth::load_profile(profile_path("llama-3-8b-q4km.yaml"), small);
+  const auto r3 = pfx::synth::write_synthetic_model(l3, dir.path / "l3.gguf", 2);
+  EXPECT_EQ(r3.vocab_source, "copied from ggml-vocab-llama-bpe.gguf (128256 tokens)");
+  {
+    const pfx::model::Model m = pfx::model::Model::load(dir.path / "l3.gguf");
+    EXPECT_EQ(m.config().n_vocab, 128256);
+    EXPECT_EQ(m.config().n_gqa(), 4);
+    ASSERT_NE(m.weights().rope_freqs.info, nullptr);
+    EXPECT_FALSE(m.weights().layers[0].has_qkv_bias());
+    const auto tok = pfx::tok::make_tokenizer(m.file());
+    const auto ids = tok->encode("Hello world", true);
+    EXPECT_EQ(ids.front(), 128000);
+    pfx::cpu::CpuBackend cpu(m, 16);
+    const auto logits = cpu.forward(ids, false);
+    EXPECT_EQ(logits.size(), 128256u);
+    for (float v : logits) ASSERT_TRUE(std::isfinite(v));
+  }
+
+  std::vector<std::string> small_q = small;
+  small_q.back() = "shape.n_ctx=256";
+  small_q[4] = "shape.n_head_kv=2";
+  const SynthProfile q = pfx::synth::load_profile(profile_path("qwen2.5-7b-q4km.yaml"), small_q);
+  const auto rq = pfx::synth::write_synthetic_model(q, dir.path / "q.gguf", 2);
+  EXPECT_EQ(rq.vocab_source, "copied from ggml-vocab-qwen2.gguf (151936 tokens, padded to 152064)");
+  {
+    const pfx::model::Model m = pfx::model::Model::load(dir.path / "q.gguf");
+    EXPECT_EQ(m.config().arch, "qwen2");
+    EXPECT_EQ(m.config().n_vocab, 152064);
+    EXPECT_TRUE(m.weights().layers[1].has_qkv_bias());
+    const auto tok = pfx::tok::make_tokenizer(m.file());
+    EXPECT_EQ(tok->vocab().pieces[152063], "[PAD152063]");
+    const auto ids = tok->encode("Hello world", true);
+    pfx::cpu::CpuBackend cpu(m, 16);
+    const auto logits = cpu.forward(ids, false);
+    EXPECT_EQ(logits.size(), 152064u);
+    for (float v : logits) ASSERT_TRUE(std::isfinite(v));
   }
 }
 

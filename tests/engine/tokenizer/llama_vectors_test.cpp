@@ -1,16 +1,13 @@
 // llama.cpp's own tokenizer test vectors for the llama-spm vocab (fixtures/vocab/: 46 cases,
-// .inp cases separated by "\n__ggml_vocab_test__\n", one line of expected ids per case in .out,
-// without BOS), parsed exactly as llama.cpp's tests/test-tokenizer-0.cpp does; plus the
-// round trips of its tests/test-tokenizer-1-spm.cpp (every token, every code point).
+// read by vocab_vectors.h as llama.cpp's tests/test-tokenizer-0.cpp does); plus the round trips
+// of its tests/test-tokenizer-1-spm.cpp (every token, every code point).
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "engine/tokenizer/vocab_vectors.h"
 #include "gguf/gguf.h"
 #include "tokenizer/spm.h"
 #include "util/error.h"
@@ -33,62 +30,14 @@ const SpmTokenizer& tokenizer() {
   return t;
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) pfx::fail(p.string(), ": cannot open fixture");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-struct Case {
-  std::string text;
-  std::vector<int32_t> ids;
-};
-
-// test-tokenizer-0's reader: split on the separator (text after the last one, if any, is a
-// case), one .out line per case, ids separated by spaces after stripping the line.
-std::vector<Case> read_cases() {
-  const fs::path inp = vocab_path().string() + ".inp";
-  const fs::path out = vocab_path().string() + ".out";
-  const std::string raw = read_all(inp);
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> texts;
-  for (size_t pos = 0; pos < raw.size();) {
-    const size_t next = raw.find(sep, pos);
-    if (next == std::string::npos) {
-      texts.push_back(raw.substr(pos));
-      break;
-    }
-    texts.push_back(raw.substr(pos, next - pos));
-    pos = next + sep.size();
-  }
-  std::vector<std::string> lines;
-  std::istringstream out_text(read_all(out));
-  for (std::string line; std::getline(out_text, line);) lines.push_back(line);
-  if (texts.size() != lines.size()) {
-    pfx::fail(inp.string(), ": ", texts.size(), " cases but ", out.string(), " has ",
-              lines.size(), " lines; expected one line per case");
-  }
-  std::vector<Case> cases;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    Case c{texts[i], {}};
-    std::istringstream ids(lines[i]);
-    for (long long id; ids >> id;) c.ids.push_back(static_cast<int32_t>(id));
-    if (!ids.eof()) pfx::fail(out.string(), ": line ", i + 1, ": expected space-separated ids");
-    cases.push_back(std::move(c));
-  }
-  return cases;
-}
+using Case = pfx::test::VocabCase;
 
 const std::vector<Case>& cases() {
-  static const std::vector<Case> c = read_cases();
+  static const std::vector<Case> c = pfx::test::read_vocab_cases(vocab_path());
   return c;
 }
 
-std::string show(const std::vector<int32_t>& ids) {
-  std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
-  return "[" + s + "]";
-}
+using pfx::test::show_ids;
 
 TEST(LlamaSpmVectors, FixtureHasAll46Cases) {
   ASSERT_EQ(cases().size(), kExpectedCases);
@@ -102,8 +51,8 @@ TEST_P(LlamaSpmVector, EncodesLikeLlamaCpp) {
   ASSERT_EQ(cases().size(), kExpectedCases);
   const Case& c = cases()[GetParam()];
   const auto got = tokenizer().encode(c.text, /*add_bos=*/false);
-  EXPECT_EQ(got, c.ids) << "input '" << c.text << "'\n  expected " << show(c.ids)
-                        << "\n  got      " << show(got);
+  EXPECT_EQ(got, c.ids) << "input '" << c.text << "'\n  expected " << show_ids(c.ids)
+                        << "\n  got      " << show_ids(got);
   // With BOS: the same ids after token 1 (the vocab sets add_bos_token).
   auto with_bos = c.ids;
   with_bos.insert(with_bos.begin(), 1);
@@ -133,26 +82,6 @@ TEST(LlamaSpmRoundTrip, EveryToken) {
   }
 }
 
-std::string utf8(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
-}
-
 // test-tokenizer-1-spm: every code point (less surrogates, the unassigned planes 4-14 and
 // U+2581 itself, which decodes to a space) survives encode + decode.
 TEST(LlamaSpmRoundTrip, EveryCodePoint) {
@@ -162,7 +91,7 @@ TEST(LlamaSpmRoundTrip, EveryCodePoint) {
     if ((cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x40000 && cp <= 0xE0000) || cp == 0x2581) {
       continue;
     }
-    const std::string s = utf8(cp);
+    const std::string s = pfx::test::utf8_of(cp);
     ASSERT_EQ(t.decode(t.encode(s, false, true)), s) << "code point U+" << std::hex << cp;
     ++checked;
   }

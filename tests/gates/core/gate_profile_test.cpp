@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include "core/gate_context.h"
 #include "core/gate_profile.h"
 #include "util/error.h"
+#include "util/fixtures.h"
 
 using namespace pfx::gates;
 
@@ -56,6 +58,28 @@ TEST(GateProfile, EveryProjectProfileLoadsAndNamesDefinedModels) {
     }
     EXPECT_TRUE(models.contains(p.data()["gpu_probe_model"].get<std::string>())) << e.path();
   }
+}
+
+// Every oracle case the project profiles name resolves: in the shared fixtures, or in the project's
+// tests/fixtures (llama3/qwen2), with its model file present.
+TEST(GateProfile, EveryOracleCaseResolvesToAFixture) {
+  const std::filesystem::path project = std::filesystem::path(PFX_SOURCE_DIR) / "tests" / "fixtures";
+  int from_project = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(PFX_SOURCE_DIR) / "profiles/gates")) {
+    const auto p = GateProfile::load(e.path());
+    for (const char* g : {"parity", "accuracy", "greedy"}) {
+      if (!p.enabled(g)) continue;
+      std::vector<GateCase> cases;
+      ASSERT_NO_THROW(cases = parse_cases(p, g, pfx::fixtures_dir(), project)) << e.path() << " " << g;
+      for (const GateCase& c : cases) {
+        if (c.oracle.empty() || c.oracle_root != project) continue;
+        ++from_project;
+        ASSERT_EQ(c.model.rfind("fixture:", 0), 0u) << c.model;
+        EXPECT_TRUE(std::filesystem::exists(c.model.substr(8))) << c.model;
+      }
+    }
+  }
+  EXPECT_GT(from_project, 0) << "no gate case uses the project's llama3/qwen2 fixtures";
 }
 
 TEST(GateProfile, ErrorsNameFileAndKey) {
