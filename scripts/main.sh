@@ -41,7 +41,7 @@ echo "== landing: the working tree against HEAD on the tiny model (profiles/gate
 exclude=(); case "$out" in /*) ;; *) exclude=(":(exclude)$out") ;; esac
 if [ -z "$(git status --porcelain --untracked-files=normal -- . "${exclude[@]}")" ]; then
   echo "main: the working tree has no uncommitted change: this lands HEAD against itself (an A/A run: it" \
-       "checks the gates work and measures noise; commit nothing, or change something, to land a change)"
+       "checks the gates work and measures noise; leave a change uncommitted to land it)"
 fi
 set +e
 "$build/gates/landing/landing" run --baseline HEAD --candidate WORKTREE --gates profiles/gates/tiny.yaml --out "$out"

@@ -62,14 +62,6 @@ StepVerdict classify(const GateResult& r, const std::string& metric, std::string
 
 namespace {
 
-ProcessResult git_in(const fs::path& dir, const std::vector<std::string>& args) {
-  ProcessSpec spec;
-  spec.argv = {"git", "-C", dir.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout_s = 600;
-  return run_process(spec);
-}
-
 std::string two_digits(size_t n) { return (n < 10 ? "0" : "") + std::to_string(n); }
 
 // The bisect's own worktree: no checkout, git's bisect state only (refs/bisect are per worktree).
@@ -87,10 +79,10 @@ class BisectWorktree {
 
  private:
   void remove() {
-    if (fs::exists(dir_)) git_in(repo_, {"worktree", "remove", "--force", dir_.string()});
+    if (fs::exists(dir_)) git_result(repo_, {"worktree", "remove", "--force", dir_.string()});
     std::error_code ec;
     fs::remove_all(dir_, ec);
-    git_in(repo_, {"worktree", "prune"});
+    git_result(repo_, {"worktree", "prune"});
   }
   fs::path repo_, dir_;
 };
@@ -103,7 +95,7 @@ BisectOutcome landing_bisect(const BisectOptions& opt) {
   const fs::path cache = opt.run.cache.empty() ? repo / ".landing" : fs::absolute(opt.run.cache);
   const std::string good = resolve_commit(repo, opt.good), bad = resolve_commit(repo, opt.bad);
   if (good == bad) fail("--good and --bad are the same commit (", short_sha(good), "): nothing to bisect");
-  if (!git_in(repo, {"merge-base", "--is-ancestor", good, bad}).ok())
+  if (!git_result(repo, {"merge-base", "--is-ancestor", good, bad}).ok())
     fail("--good ", opt.good, " (", short_sha(good), ") is not an ancestor of --bad ", opt.bad, " (", short_sha(bad), ")");
 
   BisectOutcome o;
@@ -152,7 +144,7 @@ BisectOutcome landing_bisect(const BisectOptions& opt) {
 
   BisectWorktree wt(repo, cache / "bisect-worktree" / (short_sha(good) + "-" + short_sha(bad)));
   auto step = [&](const std::vector<std::string>& args) {
-    const auto r = git_in(wt.dir(), args);
+    const auto r = git_result(wt.dir(), args);
     // `git bisect skip` exits 2 when only skipped commits are left: an answer, not a failure.
     if (!r.ok() && !(r.exited && r.exit_code == 2)) fail("git bisect ", args.size() > 1 ? args[1] : "", ": ", r.tail(6));
     return r.out;
