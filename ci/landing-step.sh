@@ -66,7 +66,7 @@ done
 
 if [[ -z "$landing" ]]; then
   echo "landing-step: building landing in $build_dir" >&2
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFX_ENABLE_TESTS=OFF >&2 || die "configuring landing failed"
+  cmake --preset release -B "$build_dir" >&2 || die "configuring landing failed (CMake preset release)"
   cmake --build "$build_dir" --target landing >&2 || die "building landing failed"
   landing="$build_dir/gates/landing/landing"
 fi

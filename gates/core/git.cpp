@@ -28,6 +28,8 @@ std::string chomp(std::string s) {
 }
 }  // namespace
 
+ProcessResult git_result(const fs::path& repo, const std::vector<std::string>& args) { return run_git(repo, args); }
+
 std::string git(const fs::path& repo, const std::vector<std::string>& args) {
   const auto r = run_git(repo, args);
   if (!r.ok()) {

@@ -5,11 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "core/process.h"
+
 namespace pfx::gates {
 
 // Runs `git -C repo args...`; returns stdout without the trailing newline; throws pfx::Error with
 // git's stderr on failure.
 std::string git(const std::filesystem::path& repo, const std::vector<std::string>& args);
+// The same without throwing: the finished process (exit code, stdout, stderr), for commands whose
+// failure is an answer (`merge-base --is-ancestor`, `bisect skip`).
+ProcessResult git_result(const std::filesystem::path& repo, const std::vector<std::string>& args);
 std::filesystem::path repo_root(const std::filesystem::path& dir);
 // Full SHA of a commit-ish; throws naming `rev` when it does not resolve.
 std::string resolve_commit(const std::filesystem::path& repo, const std::string& rev);

@@ -10,4 +10,5 @@ int cmd_import(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_checklist(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
+int cmd_bisect(int argc, char** argv);
 }  // namespace pfx::gates

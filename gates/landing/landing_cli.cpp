@@ -121,7 +121,7 @@ int print_version(bool json) {
                       {"commit", PFX_GIT_COMMIT},
                       {"dirty", PFX_GIT_DIRTY},
                       {"capabilities",
-                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "compare", "trace"}},
+                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "trace"}},
                         {"gates", known_gates()}}}};
   std::cout << j.dump() << "\n";
   return contract::kExitOk;

@@ -77,8 +77,8 @@ std::string reproduce_command(const RunOptions& opt, const std::string& gate, co
 
 // An A/A landing (a revision against itself) is legitimate — it measures the noise floor — but
 // rarely what was meant (e.g. `--candidate WORKTREE` on a clean tree): say so, even with --quiet.
-void warn_if_same(const std::string& baseline_id, const std::string& candidate_id) {
-  if (baseline_id != candidate_id) return;
+void warn_if_same(const RunOptions& opt, const std::string& baseline_id, const std::string& candidate_id) {
+  if (baseline_id != candidate_id || opt.same_expected) return;
   std::cerr << "landing: warning: the baseline and the candidate are the same (" << baseline_id
             << "): an A/A landing — every difference it reports is noise\n";
 }
@@ -100,7 +100,7 @@ Prepared prepare_prebuilt(const RunOptions& opt, const Progress& progress) {
   p.candidate = prebuilt_build("candidate", opt.candidate_build, p.profile.prefill_relpath(), p.repo, opt.candidate_id);
   progress.say("baseline " + p.baseline.id + ": prebuilt " + p.baseline.dir.string());
   progress.say("candidate " + p.candidate.id + ": prebuilt " + p.candidate.dir.string());
-  warn_if_same(p.baseline.id, p.candidate.id);
+  warn_if_same(opt, p.baseline.id, p.candidate.id);
   return p;
 }
 
@@ -124,7 +124,7 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
     const auto rel = fs::relative(own, p.repo);
     if (!rel.empty() && rel.string().rfind("..", 0) != 0) spec.exclude.push_back(rel.string());
   }
-  warn_if_same(revision_id(p.repo, opt.baseline, spec.exclude), revision_id(p.repo, opt.candidate, spec.exclude));
+  warn_if_same(opt, revision_id(p.repo, opt.baseline, spec.exclude), revision_id(p.repo, opt.candidate, spec.exclude));
   bool found = false;
   const std::string cand_text = profile_text(p.repo, opt.candidate, cand_sha, p.profile_rel, found);
   if (!found) fail(p.profile_rel, ": the candidate (", opt.candidate, ") has no gate profile at this path");
@@ -265,12 +265,22 @@ int landing_run(const RunOptions& opt) {
   return exit_code_for(rec.verdict);
 }
 
-int landing_gate(const RunOptions& opt) {
+GateEvaluation evaluate_gates(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
-  const fs::path out = opt.out.empty() ? p.cache / "results" / p.candidate.id : fs::absolute(opt.out);
+  GateEvaluation e;
+  e.baseline = p.baseline;
+  e.candidate = p.candidate;
+  e.cache = p.cache;
   const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
-  auto results = run_gates(opt, p, opt.only, progress, work);
+  e.results = run_gates(opt, p, opt.only, progress, work);
+  return e;
+}
+
+int landing_gate(const RunOptions& opt) {
+  const GateEvaluation e = evaluate_gates(opt);
+  const fs::path out = opt.out.empty() ? e.cache / "results" / e.candidate.id : fs::absolute(opt.out);
+  const auto& results = e.results;
   int code = kExitPass;
   for (const auto& r : results) {
     write_text_atomic(out / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/build_cache.h"
+#include "core/gate_result.h"
+
 namespace pfx::gates {
 
 struct RunOptions {
@@ -22,11 +25,21 @@ struct RunOptions {
   std::filesystem::path baseline_build, candidate_build;
   std::string baseline_id, candidate_id;
   bool quiet = false;
+  bool same_expected = false;        // an A/A run on purpose: no warning when the two are the same
 };
 
 // Returns the process exit code (verdict for run, gate status for gate). Throws pfx::Error for
 // tool failures (git, unreadable profile).
 int landing_run(const RunOptions& opt);
 int landing_gate(const RunOptions& opt);
+
+// What `landing gate` computes before it writes anything: both builds (cached by commit) and the
+// results of the gates in opt.only (a failed build is the one result "build").
+struct GateEvaluation {
+  Build baseline, candidate;
+  std::filesystem::path cache;
+  std::vector<GateResult> results;
+};
+GateEvaluation evaluate_gates(const RunOptions& opt);
 
 }  // namespace pfx::gates

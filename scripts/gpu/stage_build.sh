@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packs what a GPU session needs from a build made here (PFX_STATIC_RUNTIME=ON, Release) into one
+# Packs what a GPU session needs from a build made here (CMake preset gpu-static: Release,
+# PFX_STATIC_RUNTIME=ON; `cmake --preset gpu-static && cmake --build build-gpu`) into one
 # compressed archive that fits the device tool's 64 MiB carry, keeping the build-tree layout:
 #   scripts/gpu/stage_build.sh BUILD_DIR ARCHIVE      (unpack there with: tar xJf ARCHIVE)
 set -euo pipefail
