@@ -104,8 +104,8 @@ void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float
   bool live[kQ4kSub];
   f32x4 iscale[kQ4kVec] = {}, scale_v[kQ4kVec] = {};
   for (int j = 0; j < kQ4kSub; ++j) {
-    float& l = lo[j / 4][j % 4];
-    if (l > 0) l = 0;
+    if (lo[j / 4][j % 4] > 0) lo[j / 4][j % 4] = 0;  // (clang binds no reference to a vector lane)
+    const float l = lo[j / 4][j % 4];
     const float h = hi[j / 4][j % 4];
     live[j] = h != l;  // a constant non-negative sub-block quantizes to all zeros
     const float is = live[j] ? static_cast<float>(kQ4kMax) / (h - l) : 0.f;

@@ -94,7 +94,9 @@ class Parser {
                       " MiB of memory once parsed (the reader's limit; real models need far less)");
     }
   }
-  std::string read_string(const std::string& what);
+  // `what` names the string in errors; `index` >= 0 appends "[index]" (an array element): the
+  // label is built only when reading fails, not once per element of a 300k-entry vocabulary.
+  std::string read_string(const std::string& what, int64_t index = -1);
   ValueType read_value_type(const std::string& what);
   Value read_value(ValueType type, const std::string& what, int depth);
   void read_array(Value& v, const std::string& what, int depth);
@@ -111,11 +113,13 @@ class Parser {
   std::vector<uint64_t> kv_at_, tensor_at_;  // file offset of each entry, for messages
 };
 
-std::string Parser::read_string(const std::string& what) {
+std::string Parser::read_string(const std::string& what, int64_t index) {
+  const auto label = [&] { return index < 0 ? what : what + "[" + std::to_string(index) + "]"; };
   const uint64_t at = pos_;
-  const uint64_t len = read<uint64_t>(("the length of " + what).c_str());
+  if (remaining() < sizeof(uint64_t)) need(sizeof(uint64_t), ("the length of " + label()).c_str());
+  const uint64_t len = read<uint64_t>("a string length");
   if (len > remaining()) {
-    fail_at(at, what + ": string length " + std::to_string(len) + " exceeds the " + std::to_string(remaining()) +
+    fail_at(at, label() + ": string length " + std::to_string(len) + " exceeds the " + std::to_string(remaining()) +
                     " bytes left in the file");
   }
   charge(string_heap_bytes(len), at);
@@ -154,7 +158,7 @@ void Parser::read_array(Value& v, const std::string& what, int depth) {
     case ValueType::STRING:
       charge(count * sizeof(std::string), at);
       v.strings.reserve(static_cast<size_t>(count));
-      for (uint64_t k = 0; k < count; ++k) v.strings.push_back(read_string(what + "[" + std::to_string(k) + "]"));
+      for (uint64_t k = 0; k < count; ++k) v.strings.push_back(read_string(what, static_cast<int64_t>(k)));
       break;
     case ValueType::ARRAY:
       charge(count * sizeof(Value), at);

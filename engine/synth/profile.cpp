@@ -9,7 +9,9 @@
 
 #include "synth/synth.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/fixtures.h"
+#include "yaml/safe_yaml.h"
 
 namespace pfx::synth {
 namespace {
@@ -21,12 +23,15 @@ class FieldReader {
  public:
   explicit FieldReader(fs::path file) : file_(std::move(file)) {}
 
-  [[noreturn]] void bad(const YAML::Node& n, const std::string& field, const std::string& expected) const {
+  // `parent`: the mapping the field belongs in, whose line is named when the field is missing.
+  [[noreturn]] void bad(const YAML::Node& n, const std::string& field, const std::string& expected,
+                        const YAML::Node* parent = nullptr) const {
     std::string found = "nothing";
-    if (n.IsDefined() && n.IsScalar()) found = "'" + n.Scalar() + "'";
+    if (n.IsDefined() && n.IsScalar()) found = quote_untrusted(n.Scalar());
     if (n.IsDefined() && n.IsMap()) found = "a map";
     if (n.IsDefined() && n.IsSequence()) found = "a list";
-    fail(file_.string(), ": field '", field, "'", where(n), ": expected ", expected, ", found ", found);
+    const std::string at = n.IsDefined() || !parent ? where(n) : where(*parent);
+    fail(file_.string(), ": field '", field, "'", at, ": expected ", expected, ", found ", found);
   }
 
   // A map whose keys must all be in `allowed` (typos are errors, not silently ignored).
@@ -37,7 +42,8 @@ class FieldReader {
       if (!allowed.count(key)) {
         std::ostringstream os;
         for (const std::string& a : allowed) os << (os.tellp() ? ", " : "") << a;
-        fail(file_.string(), ": unknown field '", join(field, key), "'", where(kv.first), "; expected one of: ", os.str());
+        fail(file_.string(), ": unknown field ", quote_untrusted(join(field, key)), where(kv.first), "; expected one of: ",
+             os.str());
       }
     }
   }
@@ -48,7 +54,7 @@ class FieldReader {
     const std::string field = join(parent, key);
     if (!n.IsDefined() || n.IsNull()) {
       if (dflt) return *dflt;
-      bad(n, field, "an integer (required)");
+      bad(n, field, "an integer (required)", &map);
     }
     int64_t v = 0;
     try {
@@ -79,7 +85,7 @@ class FieldReader {
     const YAML::Node n = map[key];
     if (!n.IsDefined() || n.IsNull()) {
       if (dflt) return dflt;
-      bad(n, join(parent, key), "a string (required)");
+      bad(n, join(parent, key), "a string (required)", &map);
     }
     if (!n.IsScalar()) bad(n, join(parent, key), "a string");
     return n.Scalar();
@@ -114,6 +120,7 @@ class FieldReader {
     if (!n.IsDefined() || n.Mark().line < 0) return "";
     return " (line " + std::to_string(n.Mark().line + 1) + ")";
   }
+
   fs::path file_;
 };
 
@@ -130,12 +137,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, const fs::p
     path.push_back(key.substr(b, e - b));
     b = e + 1;
   }
-  YAML::Node parsed;
-  try {
-    parsed = YAML::Load(value);
-  } catch (const YAML::Exception& e) {
-    fail(file.string(), ": override '", assignment, "': value is not valid YAML: ", e.msg);
-  }
+  const YAML::Node parsed = yaml::load(value, file.string() + ": override " + quote_untrusted(assignment));
   YAML::Node cur;
   cur.reset(root);
   for (size_t i = 0; i + 1 < path.size(); ++i) {
@@ -170,7 +172,7 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
   p.description = r.string(root, "", "description", "");
 
   const int64_t kMaxDim = int64_t{1} << 20;
-  const YAML::Node shape = root["shape"];
+  const YAML::Node shape = yaml::require(root, "shape", file.string(), "");
   r.check_map(shape, "shape",
               {"arch", "n_embd", "n_layer", "n_head", "n_head_kv", "n_ff", "n_ctx", "rope_freq_base", "rms_eps",
                "tie_output", "qkv_bias", "rope_scaling"});
@@ -203,7 +205,7 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
       r.bad(scaling["high_freq_factor"], "shape.rope_scaling.high_freq_factor", "a number above low_freq_factor");
   }
 
-  const YAML::Node types = root["types"];
+  const YAML::Node types = yaml::require(root, "types", file.string(), "");
   r.check_map(types, "types", {"default", "norms", "file_type", "rules"});
   p.default_type = r.type(types, "types", "default", nullptr);
   p.norm_type = r.type(types, "types", "norms", "f32");
@@ -257,7 +259,7 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
     }
   }
 
-  const YAML::Node vocab = root["vocab"];
+  const YAML::Node vocab = yaml::require(root, "vocab", file.string(), "");
   r.check_map(vocab, "vocab", {"size", "source", "path", "if_missing", "pad_to_size"});
   p.vocab.pad_to_size = r.boolean(vocab, "vocab", "pad_to_size", false);
   p.vocab.size = r.integer(vocab, "vocab", "size", 1, int64_t{1} << 24);
@@ -279,12 +281,7 @@ SynthProfile read_profile(const YAML::Node& root, const fs::path& file) {
 
 SynthProfile parse_profile(std::string_view yaml_text, const std::filesystem::path& source,
                            const std::vector<std::string>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    fail(source.string(), ": not valid YAML (line ", e.mark.line + 1, ", column ", e.mark.column + 1, "): ", e.msg);
-  }
+  YAML::Node root = yaml::load(yaml_text, source.string());
   if (!root.IsMap()) fail(source.string(), ": expected a YAML map of profile fields at the top level");
   for (const std::string& o : overrides) apply_override(root, o, source);
   SynthProfile p = read_profile(root, source);
@@ -296,6 +293,9 @@ SynthProfile parse_profile(std::string_view yaml_text, const std::filesystem::pa
 SynthProfile load_profile(const std::filesystem::path& yaml, const std::vector<std::string>& overrides) {
   std::ifstream in(yaml, std::ios::binary);
   if (!in) fail(yaml.string(), ": cannot open the profile");
+  std::error_code ec;
+  if (const auto bytes = std::filesystem::file_size(yaml, ec); !ec && bytes > yaml::Limits{}.max_bytes)
+    fail(yaml.string(), ": ", bytes, " bytes; a profile may have at most ", yaml::Limits{}.max_bytes);
   std::ostringstream text;
   text << in.rdbuf();
   return parse_profile(text.str(), yaml, overrides);

@@ -42,7 +42,10 @@ void TinyLlama::write(const std::filesystem::path& out) const {
 
   const int64_t head_dim = n_embd / n_head, kv_dim = n_head_kv * head_dim;
   auto add = [&](const std::string& name, std::vector<int64_t> dims, bool norm) {
-    const quant::Type type = norm ? quant::Type::F32 : matrix_type;
+    const auto override_type = tensor_types.find(name);
+    const quant::Type type = override_type != tensor_types.end() ? override_type->second
+                             : norm                             ? quant::Type::F32
+                                                                : matrix_type;
     const float scale = norm ? 0.0f : 0.5f;
     w.add_tensor(name, dims, type, [=, this](uint8_t* dst) {
       const int64_t cols = dims[0], rows = dims.size() > 1 ? dims[1] : 1;

@@ -3,6 +3,7 @@
 //    can be set or broken. Defaults give a valid model the CPU reference runs in microseconds
 //    (n_embd 32, 2 layers, 2 heads, 1 KV head, n_ff 64, 32 tokens).
 //  - write_memory_bombs: the crafted worst cases for the memory of opening a file.
+// Also the generated part of the fuzzer's seed corpus (fuzz/make_seeds.cpp).
 //
 //   TinyLlama m;
 //   m.edit_kv = [](pfx::gguf::Writer& w) { w.set_u64("llama.block_count", uint64_t{1} << 40); };
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,7 @@ namespace pfx::test {
 struct TinyLlama {
   int64_t n_embd = 32, n_layer = 2, n_head = 2, n_head_kv = 1, n_ff = 64, n_vocab = 32, n_ctx = 64;
   quant::Type matrix_type = quant::Type::F32;  // every 2-D weight; norms are f32
+  std::map<std::string, quant::Type> tensor_types;  // per-tensor overrides ("blk.0.ffn_down.weight")
   bool tie_output = false;
   // Applied after the default metadata: change or add keys (block_count = 2^40, eps = inf, ...).
   std::function<void(gguf::Writer&)> edit_kv;

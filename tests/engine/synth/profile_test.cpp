@@ -103,7 +103,7 @@ TEST(SynthProfileErrors, MissingCopySourceFailsAtWriteUnlessFallback) {
 }
 
 TEST(SynthProfileErrors, BadYamlAndBadOverrides) {
-  EXPECT_ERROR(error_of("name: [unclosed\n"), "profiles/models/bad.yaml", "not valid YAML (line");
+  EXPECT_ERROR(error_of("name: [unclosed\n"), "profiles/models/bad.yaml: line ", "invalid YAML");
   EXPECT_ERROR(error_of(kGood, {"shape.n_layer"}), "override 'shape.n_layer'", "expected dotted.key=value");
   EXPECT_ERROR(error_of(kGood, {"name.x=1"}), "override 'name.x=1'", "not a map");
   EXPECT_ERROR(error_of("- a\n- b\n"), "expected a YAML map");
@@ -132,3 +132,32 @@ TEST(SynthProfileErrors, EditedProfilesAreRevalidatedBeforeWriting) {
 }
 
 }  // namespace
+
+// Issue 12: a profile missing shape, types or vocab used to say "internal error: invalid node".
+TEST(SynthProfileErrors, MissingSectionsAreNamedWithFileAndLine) {
+  EXPECT_ERROR(error_of("name: t\ntypes: {default: f32, file_type: 0}\nvocab: {size: 300}\n"), "profiles/models/bad.yaml: line 1: ",
+               "required key 'shape' is missing");
+  EXPECT_ERROR(error_of("name: t\nshape: {n_embd: 32, n_layer: 1, n_head: 1, n_ff: 32}\nvocab: {size: 300}\n"),
+               "required key 'types' is missing");
+  EXPECT_ERROR(error_of("name: t\nshape: {n_embd: 32, n_layer: 1, n_head: 1, n_ff: 32}\ntypes: {default: f32, file_type: 0}\n"),
+               "required key 'vocab' is missing");
+  // A required field inside a section names the section's line.
+  EXPECT_ERROR(error_of("name: t\ntypes: {default: f32, file_type: 0}\nvocab: {size: 300}\nshape:\n  n_layer: 1\n"),
+               "field 'shape.n_embd' (line 5): expected an integer (required), found nothing");
+}
+
+TEST(SynthProfileErrors, DuplicateKeysAreRefused) {
+  EXPECT_ERROR(error_of(std::string(kGood) + "name: again\n"), "profiles/models/bad.yaml: line 11: duplicate key 'name' (first on line 2)");
+}
+
+// A "billion laughs": nine levels of ten aliases each expand to 10^9 nodes from 1 KB.
+TEST(SynthProfileErrors, AliasBombsAreRefused) {
+  std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) yaml += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    yaml += "]\n";
+  }
+  EXPECT_ERROR(error_of(yaml), "profiles/models/bad.yaml", "expands to more than 100000 nodes");
+  EXPECT_ERROR(error_of("name: &n [1, *n]\n"), "nesting deeper than 64 levels");
+}
