@@ -7,6 +7,7 @@
 
 #include "core/gate_result.h"
 #include "core/git.h"
+#include "core/ids.h"
 #include "core/process.h"
 #include "util/error.h"
 
@@ -218,6 +219,8 @@ Build prebuilt_build(const std::string& label, const fs::path& dir, const std::s
   if (b.version.is_object()) b.sha = b.version.value("commit", std::string());
   if (b.sha.empty() || b.sha == "unknown") b.sha = "unknown";
   b.id = !id.empty() ? id : short_sha(b.sha);
+  // The id names folders (results, models, work): from a flag or a binary, it is checked first.
+  require_candidate_id(b.id, b.dir.string(), id.empty() ? "the commit its prefill reports (pass --" + label + "-id)" : "--" + label + "-id");
   b.command = "(prebuilt in " + b.dir.string() + ")";
   return b;
 }

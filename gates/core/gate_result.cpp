@@ -5,6 +5,7 @@
 #include <ctime>
 #include <map>
 
+#include "core/ids.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -90,6 +91,9 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
   r.needs_gpu = field_or<bool>(j, "needs_gpu", false, w);
   r.candidate_id = field_or<std::string>(j, "candidate_id", "", w);
   r.baseline_id = field_or<std::string>(j, "baseline_id", "", w);
+  // Ids become paths (reports/<id>/): checked here, before anything reads them.
+  if (!r.candidate_id.empty()) require_candidate_id(r.candidate_id, w, "field 'candidate_id'");
+  if (!r.baseline_id.empty()) require_candidate_id(r.baseline_id, w, "field 'baseline_id'");
   r.started = field_or<std::string>(j, "started", "", w);
   r.duration_s = field_or<double>(j, "duration_s", 0.0, w);
   if (j.contains("host")) r.host = j.at("host");

@@ -136,7 +136,8 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
     p.changes = diff_profiles(json::object(), p.profile.data());
   } else {
     try {
-      p.baseline_profile = GateProfile::parse(base_text, p.profile_rel + " (baseline)").data();
+      // Lenient: a baseline written before a schema change still diffs (the candidate's is strict).
+      p.baseline_profile = GateProfile::parse(base_text, p.profile_rel + " (baseline)", false).data();
       p.changes = diff_profiles(p.baseline_profile, p.profile.data());
     } catch (const Error& e) {
       p.baseline_profile = nullptr;

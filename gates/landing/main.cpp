@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contract/exit_codes.h"
+#include "core/profile_schema.h"
 #include "landing/commands.h"
 #include "landing/landing_cli.h"
 #include "landing/gate_registry.h"
@@ -91,6 +92,10 @@ int main(int argc, char** argv) {
     return dispatch(argc, argv);
   } catch (const cli::UsageError& e) {
     std::cerr << who << ": " << e.what() << "\n(see " << who << " --help)\n";
+    return pfx::contract::kExitUsage;
+  } catch (const ProfileError& e) {
+    // An invalid gate profile is the user's to fix (core/profile_schema.h): usage, naming key and line.
+    std::cerr << who << ": invalid gate profile: " << e.what() << "\n";
     return pfx::contract::kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << who << ": error: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ids.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -109,9 +110,13 @@ LandingRecord landing_record_from_json(const json& j, const std::string& where) 
   try {
     r.id = j.at("id");
     r.candidate_id = j.at("candidate_id");
+    require_report_id(r.id, where, "field 'id'");
+    require_candidate_id(r.candidate_id, where, "field 'candidate_id'");
     r.seq = j.value("seq", 0);
     r.prev = j.value("prev", "");
     r.next = j.value("next", "");
+    for (const auto* link : {&r.prev, &r.next})
+      if (!link->empty()) require_report_id(*link, where, "ledger link");
     r.created = j.value("created", "");
     r.repo = j.value("repo", "");
     r.baseline = j.value("baseline", json::object());

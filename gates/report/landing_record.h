@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/gate_profile.h"
+#include "core/profile_diff.h"
 #include "core/gate_result.h"
 #include "core/status.h"
 

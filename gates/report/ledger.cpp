@@ -12,6 +12,7 @@
 #include "report/html.h"
 #include "report/junit_out.h"
 #include "report/markdown.h"
+#include "core/ids.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -39,6 +40,9 @@ json Ledger::index() const {
     json j = json::parse(in);
     if (j.value("schema", "") != "landing-index/1" || !j.contains("reports") || !j["reports"].is_array())
       fail(p.string(), ": expected schema landing-index/1 with a 'reports' list");
+    // Entry ids become paths (append links the previous report): checked before use.
+    for (size_t i = 0; i < j["reports"].size(); ++i)
+      require_report_id(j["reports"][i].value("id", ""), p.string() + ": reports[" + std::to_string(i) + "]", "field 'id'");
     return j;
   } catch (const json::exception& e) {
     fail(p.string(), ": not valid JSON: ", e.what());
@@ -46,6 +50,7 @@ json Ledger::index() const {
 }
 
 std::string Ledger::reserve(const std::string& candidate_id) {
+  require_candidate_id(candidate_id, dir_.string(), "candidate id");
   for (int n = 1;; ++n) {
     const std::string id = n == 1 ? candidate_id : candidate_id + "-" + std::to_string(n);
     if (fs::create_directory(dir_ / id)) return id;  // false when it exists: never overwrite
@@ -58,6 +63,7 @@ void Ledger::write_index(const json& idx) const {
 }
 
 void Ledger::append(LandingRecord& rec) {
+  require_report_id(rec.id, dir_.string());
   json idx = index();
   int max_seq = 0;
   std::string last;
@@ -80,6 +86,7 @@ void Ledger::append(LandingRecord& rec) {
 }
 
 void Ledger::update(const LandingRecord& rec) {
+  require_report_id(rec.id, dir_.string());
   json idx = index();
   bool found = false;
   for (auto& e : idx["reports"])
@@ -93,6 +100,9 @@ void Ledger::update(const LandingRecord& rec) {
 }
 
 std::optional<std::string> Ledger::find(const std::string& key) const {
+  // A report id, a candidate id or a SHA prefix: all of the report-id grammar, checked before
+  // `key` becomes part of a path.
+  require_report_id(key, dir_.string(), "report or candidate id");
   if (fs::exists(dir_ / key / "landing.json")) return key;
   std::optional<std::string> best;
   int best_seq = -1;

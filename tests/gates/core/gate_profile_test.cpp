@@ -20,14 +20,6 @@ std::string error_of(const std::string& yaml) {
   }
   return "";
 }
-const char* kBase = R"(schema: gate-profile/1
-gates:
-  parity: {max_rel_dev: 1.0e-3, cases: [{name: a, model: tiny, text: hi}, {name: b, model: tiny, text: yo}]}
-  accuracy: {min_top1: 0.95, max_nmse: 1.0e-4}
-  greedy: {tokens: 32}
-  ab: {required: true, max_regression_pct: 2.0}
-waivers: []
-)";
 }  // namespace
 
 TEST(GateProfile, ProjectDefaultLoads) {
@@ -88,13 +80,9 @@ TEST(GateProfile, ErrorsNameFileAndKey) {
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {}\nwaivers: [{gate: greedy}]\n").find("waivers[0]: a waiver needs a non-empty 'reason'"),
             std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {parity: [1\n").find("p.yaml: line"), std::string::npos);
-  const auto p = GateProfile::parse("schema: gate-profile/1\ngates: {parity: {max_rel_dev: lots}}\n", "p.yaml");
-  try {
-    p.number("parity", "max_rel_dev", 1);
-    FAIL();
-  } catch (const pfx::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("gates.parity.max_rel_dev: expected a number"), std::string::npos);
-  }
+  // Caught at load (core/profile_schema.h), with the line, not when a gate first reads it.
+  EXPECT_NE(error_of("schema: gate-profile/1\ngates: {parity: {max_rel_dev: lots}}\n").find("line 2: gates.parity.max_rel_dev: expected a number"),
+            std::string::npos);
 }
 
 TEST(GateProfile, WaiversMatchByGlob) {
@@ -105,43 +93,4 @@ TEST(GateProfile, WaiversMatchByGlob) {
   EXPECT_EQ(p.waiver_for("greedy", "q6k-lily")->reason, "r40 reorders the q6_K sum");
   EXPECT_EQ(p.waiver_for("greedy", "q4km-lily"), nullptr);
   EXPECT_EQ(p.waiver_for("parity", "q6k-lily"), nullptr);
-}
-
-TEST(ProfileDiff, IdenticalHasNoChanges) {
-  const auto a = yaml_to_json(kBase, "a");
-  EXPECT_TRUE(diff_profiles(a, a).empty());
-}
-
-TEST(ProfileDiff, LoosenedThresholdsAndNewWaiversAreFlagged) {
-  const auto a = yaml_to_json(kBase, "a");
-  auto b = a;
-  b["gates"]["parity"]["max_rel_dev"] = 1e-1;          // raised max: loosened
-  b["gates"]["accuracy"]["min_top1"] = 0.5;             // lowered min: loosened
-  b["gates"]["accuracy"]["max_nmse"] = 1e-5;            // tightened: listed, not loosened
-  b["gates"]["greedy"]["tokens"] = 8;                   // checks less
-  b["gates"]["ab"]["required"] = false;                 // turned off
-  b["gates"]["parity"]["cases"].erase(1);               // case dropped
-  b["waivers"].push_back({{"gate", "greedy"}, {"reason", "intended"}});
-  const auto changes = diff_profiles(a, b);
-  auto find = [&](const std::string& key) -> const ProfileChange* {
-    for (const auto& c : changes)
-      if (c.key == key) return &c;
-    return nullptr;
-  };
-  ASSERT_NE(find("gates.parity.max_rel_dev"), nullptr);
-  EXPECT_TRUE(find("gates.parity.max_rel_dev")->loosened);
-  EXPECT_EQ(find("gates.parity.max_rel_dev")->note, "limit raised");
-  EXPECT_TRUE(find("gates.accuracy.min_top1")->loosened);
-  ASSERT_NE(find("gates.accuracy.max_nmse"), nullptr);
-  EXPECT_FALSE(find("gates.accuracy.max_nmse")->loosened);
-  EXPECT_TRUE(find("gates.greedy.tokens")->loosened);
-  EXPECT_TRUE(find("gates.ab.required")->loosened);
-  bool case_removed = false, waiver = false;
-  for (const auto& c : changes) {
-    case_removed |= c.key.find("gates.parity.cases[b]") == 0 && c.loosened && c.kind == "removed";
-    waiver |= c.key == "waivers.greedy:*" && c.loosened && c.note == "new waiver" && c.after == "\"intended\"";
-  }
-  EXPECT_TRUE(case_removed);
-  EXPECT_TRUE(waiver);
-  EXPECT_TRUE(changes.front().loosened);  // loosened first
 }

@@ -345,7 +345,7 @@ TEST(LandingE2E, UsageAndToolErrorsHaveTheirOwnExitCodes) {
   repo.write("landing.yaml", "schema: gate-profile/1\ngates: {speed: {}}\n");
   repo.commit("broken profile");
   const auto bad_profile = repo.run("HEAD", "HEAD");
-  EXPECT_EQ(bad_profile.exit_code, 5);
+  EXPECT_EQ(bad_profile.exit_code, 4) << "an invalid gate profile is a usage error";
   EXPECT_TRUE(has(bad_profile.err, "gates.speed: unknown gate")) << bad_profile.err;
   const auto help = repo.landing({"--help"});
   EXPECT_EQ(help.exit_code, 0);

@@ -100,31 +100,31 @@ TEST(Ledger, NeverOverwritesNumbersAndLinks) {
   {
     Ledger ledger(dir);
     auto a = sample_record();
-    a.id = ledger.reserve("abc");
-    EXPECT_EQ(a.id, "abc");
+    a.id = ledger.reserve("abcdef0");
+    EXPECT_EQ(a.id, "abcdef0");
     ledger.append(a);
     auto b = sample_record();
     b.verdict = Verdict::Pass;
-    b.id = ledger.reserve("abc");
-    EXPECT_EQ(b.id, "abc-2");
+    b.id = ledger.reserve("abcdef0");
+    EXPECT_EQ(b.id, "abcdef0-2");
     ledger.append(b);
     EXPECT_EQ(a.seq, 1);
     EXPECT_EQ(b.seq, 2);
-    EXPECT_EQ(b.prev, "abc");
-    EXPECT_EQ(*ledger.find("abc"), "abc");
-    EXPECT_EQ(*ledger.latest(), "abc-2");
+    EXPECT_EQ(b.prev, "abcdef0");
+    EXPECT_EQ(*ledger.find("abcdef0"), "abcdef0");
+    EXPECT_EQ(*ledger.latest(), "abcdef0-2");
   }
-  const auto first = read_landing_record(dir / "abc" / "landing.json");
-  EXPECT_EQ(first.next, "abc-2");
-  EXPECT_TRUE(has(slurp(dir / "abc" / "landing.md"), "[2 · abc-2](../abc-2/landing.md) →"));
+  const auto first = read_landing_record(dir / "abcdef0" / "landing.json");
+  EXPECT_EQ(first.next, "abcdef0-2");
+  EXPECT_TRUE(has(slurp(dir / "abcdef0" / "landing.md"), "[2 · abcdef0-2](../abcdef0-2/landing.md) →"));
   const auto index = slurp(dir / "index.md");
-  const auto p2 = index.find("[abc-2]"), p1 = index.find("[abc]");
+  const auto p2 = index.find("[abcdef0-2]"), p1 = index.find("[abcdef0]");
   ASSERT_NE(p2, std::string::npos);
   ASSERT_NE(p1, std::string::npos);
   EXPECT_LT(p2, p1);  // newest first
   EXPECT_TRUE(has(index, "pp512 tok/s 1568.7 → 1777.5 (+13.3%)"));
   EXPECT_TRUE(has(index, "  - ❌ parity: 1 of 2 checks failed"));
-  for (const char* f : {"landing.json", "landing.md", "landing.html", "junit.xml"}) EXPECT_TRUE(fs::exists(dir / "abc-2" / f)) << f;
+  for (const char* f : {"landing.json", "landing.md", "landing.html", "junit.xml"}) EXPECT_TRUE(fs::exists(dir / "abcdef0-2" / f)) << f;
   fs::remove_all(dir);
 }
 
