@@ -9,6 +9,7 @@
 #include "core/git.h"
 #include "core/ids.h"
 #include "core/process.h"
+#include "core/sha256.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -75,6 +76,7 @@ std::string extract_build_errors(const std::string& log, size_t max_lines) {
 namespace {
 
 void ask_version(Build& b) {
+  b.prefill_sha256 = sha256_file(b.prefill);
   ProcessSpec spec;
   spec.argv = {b.prefill.string(), "--version", "--json"};
   spec.timeout_s = 60;
@@ -228,7 +230,7 @@ Build prebuilt_build(const std::string& label, const fs::path& dir, const std::s
 json to_json(const Build& b) {
   return {{"label", b.label}, {"rev", b.rev}, {"sha", b.sha}, {"id", b.id}, {"worktree", b.worktree},
           {"src", b.src.string()}, {"dir", b.dir.string()}, {"prefill", b.prefill.string()},
-          {"log", b.log.string()}, {"ok", b.ok}, {"cached", b.cached}, {"seconds", b.seconds},
+          {"prefill_sha256", b.prefill_sha256}, {"log", b.log.string()}, {"ok", b.ok}, {"cached", b.cached}, {"seconds", b.seconds},
           {"error", b.error}, {"command", b.command}, {"version", b.version}, {"version_error", b.version_error}};
 }
 

@@ -70,6 +70,8 @@ std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string&
                                   const std::filesystem::path& project_fixtures_dir = {});
 // The candidate tree's own fixtures folder (tests/fixtures).
 inline std::filesystem::path project_fixtures(const Build& candidate) { return candidate.src / "tests" / "fixtures"; }
+// The names parse_cases gives the cases (the check names of parity and greedy), without the fixtures.
+std::vector<std::string> case_names(const GateProfile& profile, const std::string& gate);
 
 struct GateContext {
   std::string gate;
@@ -97,6 +99,9 @@ std::optional<std::string> missing_capability(const Build& b, const std::string&
 // check to record when it does not (SKIPPED for exit 3, FAIL for a crash), nullopt when it does or
 // when the profile names no probe model.
 std::optional<Check> gpu_probe(const GateContext& ctx);
+// A gate that cannot run here (a capability missing, no tracer): SKIPPED through one check that
+// says why, so no result is ever empty (a result without checks is a FAIL, gate_result.h).
+GateResult skip_gate(GateResult r, const std::string& reason, double elapsed_s);
 // Applies the profile's waivers to FAIL checks, then settles the gate status; a gate disabled by
 // the profile never gets here.
 void finish(GateResult& r, const GateProfile& profile, double started_elapsed_s);

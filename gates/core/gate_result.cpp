@@ -71,7 +71,8 @@ json to_json(const GateResult& r) {
           {"reason", r.reason}, {"evidence", r.evidence}, {"command", r.command},
           {"required", r.required}, {"needs_gpu", r.needs_gpu}, {"candidate_id", r.candidate_id},
           {"baseline_id", r.baseline_id}, {"started", r.started}, {"duration_s", r.duration_s},
-          {"host", r.host}, {"details", r.details}, {"checks", checks}, {"rows", rows}, {"tables", tables}};
+          {"host", r.host}, {"binding", r.binding}, {"details", r.details}, {"checks", checks}, {"rows", rows},
+          {"tables", tables}};
 }
 
 GateResult gate_result_from_json(const json& j, const std::string& where) {
@@ -82,6 +83,10 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
     fail(where, ": field 'schema' is '", schema, "', expected '", kGateResultSchema, "' (or '", kGateResultSchemaV1, "')");
   GateResult r;
   r.gate = field<std::string>(j, "gate", where);
+  // The gate name names a file (reports/<id>/gates/<gate>.json): a plain word only.
+  bool word = !r.gate.empty() && r.gate.size() <= 40 && r.gate[0] >= 'a' && r.gate[0] <= 'z';
+  for (char ch : r.gate) word &= (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+  if (!word) fail(where, ": field 'gate' '", r.gate, "' is not a gate name (lower-case letters, digits, '-', '_')");
   const std::string w = where + ": gate " + r.gate;
   r.status = parse_status(field<std::string>(j, "status", w), w);
   r.reason = field_or<std::string>(j, "reason", "", w);
@@ -97,6 +102,10 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
   r.started = field_or<std::string>(j, "started", "", w);
   r.duration_s = field_or<double>(j, "duration_s", 0.0, w);
   if (j.contains("host")) r.host = j.at("host");
+  if (j.contains("binding")) {
+    if (!j.at("binding").is_object()) fail(w, ": field 'binding' must be an object");
+    r.binding = j.at("binding");
+  }
   if (j.contains("details")) r.details = j.at("details");
   if (j.contains("checks")) {
     if (!j.at("checks").is_array()) fail(w, ": field 'checks' must be an array");

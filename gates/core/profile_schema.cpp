@@ -92,7 +92,9 @@ const std::map<std::string, std::vector<Setting>>& gate_settings() {
         {"max_pairs", Type::Integer, Bar::Count, 24, 2},
         {"step_pairs", Type::Integer, Bar::Neutral, 4, 1},
         {"max_regression_pct", Type::Number, Bar::UpperLimit, 2.0},
-        {"confidence", Type::Number, Bar::LowerLimit, 0.95, 0.5, 0.9999}}},
+        {"confidence", Type::Number, Bar::LowerLimit, 0.95, 0.5, 0.9999},
+        // More metrics judged like the headline one: pp<N> (prefill N tokens), tg<N> (decode N).
+        {"extra_metrics", Type::Strings, Bar::Input, json::array()}}},
   };
   return s;
 }
@@ -107,7 +109,7 @@ const std::vector<Setting>& build_settings() {
   return s;
 }
 
-const std::set<std::string> kCaseFields = {"name", "model", "text", "tokens", "oracle", "no_bos"};
+const std::set<std::string> kCaseFields = {"name", "model", "text", "tokens", "random_tokens", "oracle", "no_bos"};
 const std::set<std::string> kBudgetLimits = {"max_regs", "max_spill_bytes", "max_stack_bytes", "max_smem_bytes",
                                              "min_blocks_per_sm"};
 
@@ -176,12 +178,22 @@ void check_cases(const Reporter& rep, const std::string& path, const json& v, co
       name = c;
     } else if (c.is_object()) {
       for (const auto& [k, f] : c.items()) {
-        if (!kCaseFields.count(k)) rep.error(p + "." + k, "unknown case field (expected name, model, text, tokens, oracle, no_bos)");
+        if (!kCaseFields.count(k))
+          rep.error(p + "." + k, "unknown case field (expected name, model, text, tokens, random_tokens, oracle, no_bos)");
         if (k == "tokens") {
           if (!f.is_array()) rep.error(p + ".tokens", "expected a list of token ids");
           for (size_t t = 0; t < f.size(); ++t)
             if (!f[t].is_number_integer() || f[t].get<long long>() < 0)
               rep.error(p + ".tokens[" + std::to_string(t) + "]", "expected a non-negative token id, got " + f[t].dump());
+        } else if (k == "random_tokens") {
+          // {count, seed, below}: a deterministic prompt of exactly `count` ids in [3, below).
+          if (!f.is_object()) rep.error(p + ".random_tokens", "expected {count, seed, below}");
+          for (const auto& [rk, rv] : f.items()) {
+            if (rk != "count" && rk != "seed" && rk != "below") rep.error(p + ".random_tokens." + rk, "unknown key (expected count, seed, below)");
+            if (!rv.is_number_integer()) rep.error(p + ".random_tokens." + rk, "expected an integer, got " + rv.dump());
+          }
+          if (!f.contains("count") || f["count"].get<long long>() < 1) rep.error(p + ".random_tokens.count", "expected a count ≥ 1");
+          if (!f.contains("below") || f["below"].get<long long>() < 4) rep.error(p + ".random_tokens.below", "expected an id bound > 3");
         } else if (k == "no_bos") {
           if (!f.is_boolean()) rep.error(p + ".no_bos", "expected true or false, got " + f.dump());
         } else if (!f.is_string()) {
@@ -190,7 +202,8 @@ void check_cases(const Reporter& rep, const std::string& path, const json& v, co
       }
       if (!c.contains("oracle")) {
         if (!c.contains("model")) rep.error(p, "a case needs 'oracle', or 'model' with 'text' or 'tokens'");
-        if (!c.contains("text") && !c.contains("tokens")) rep.error(p, "a case with 'model' needs 'text' or 'tokens'");
+        if (!c.contains("text") && !c.contains("tokens") && !c.contains("random_tokens"))
+          rep.error(p, "a case with 'model' needs 'text', 'tokens' or 'random_tokens'");
         const std::string m = c["model"];
         if (m.rfind("fixture:", 0) != 0 && !(models.is_object() && models.contains(m)))
           rep.error(p + ".model", "model '" + m + "' is not defined under 'models'");
@@ -366,6 +379,13 @@ void validate_profile(const json& p, const std::map<std::string, int>& lines, co
           if (!models.contains(eff["models"][i].get<std::string>()))
             rep.error("gates.timing.models[" + std::to_string(i) + "]",
                       "model '" + eff["models"][i].get<std::string>() + "' is not defined under 'models'");
+      if (name == "ab")
+        for (size_t i = 0; i < eff["extra_metrics"].size(); ++i) {
+          const std::string m = eff["extra_metrics"][i];
+          const bool shaped = m.size() > 2 && (m.rfind("pp", 0) == 0 || m.rfind("tg", 0) == 0) &&
+                              m.find_first_not_of("0123456789", 2) == std::string::npos && m[2] != '0';
+          if (!shaped) rep.error("gates.ab.extra_metrics[" + std::to_string(i) + "]", "expected pp<N> or tg<N> (N > 0), got '" + m + "'");
+        }
       if (name == "ab" && eff["max_pairs"].get<long>() < eff["min_pairs"].get<long>())
         rep.error("gates.ab.max_pairs", "must be at least min_pairs (" + eff["min_pairs"].dump() + ")");
     }

@@ -2,19 +2,12 @@
 #include "greedy/greedy_gate.h"
 
 #include "contract/prefill_cli.h"
+#include "greedy/greedy_judge.h"
 
 namespace pfx::gates {
 
 using nlohmann::json;
 
-namespace {
-std::string ids_text(const std::vector<int>& ids, size_t from, size_t count) {
-  std::string s;
-  for (size_t i = from; i < ids.size() && i < from + count; ++i) s += (i > from ? " " : "") + std::to_string(ids[i]);
-  if (ids.size() > from + count) s += " …";
-  return s.empty() ? "(end)" : s;
-}
-}  // namespace
 
 GateResult run_greedy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
@@ -22,12 +15,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
   std::string backend = ctx.profile.string("greedy", "backend", "auto");
   std::string path = ctx.profile.string("greedy", "path", "fast");
   for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    if (auto miss = missing_capability(*b, "subcommands", "greedy")) {
-      r.status = Status::Skipped;
-      r.reason = *miss;
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
-    }
+    if (auto miss = missing_capability(*b, "subcommands", "greedy")) return skip_gate(r, *miss, ctx.deadline.elapsed());
   const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   const auto cand = ctx.engine(ctx.candidate);
   const auto base = ctx.engine(ctx.baseline);
@@ -103,30 +91,12 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    const std::string tb = gb.output.value(contract::field::kText, ""), tc = gc.output.value(contract::field::kText, "");
-    json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", tb}, {"candidate_text", tc}};
-    if (ib.empty() && ic.empty()) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = "both builds generated no token: nothing was compared";
-    } else if (ib == ic && tb == tc) {
-      c.status = Status::Pass;
-      c.reason = "byte-identical: " + std::to_string(ic.size()) + " tokens";
-      ++identical;
-    } else {
-      size_t k = 0;
-      while (k < ib.size() && k < ic.size() && ib[k] == ic[k]) ++k;
-      c.status = Status::Fail;
-      if (k == ib.size() && k == ic.size()) {
-        c.reason = "same token ids but different text (detokenization changed)";
-      } else {
-        c.reason = "first divergence at generated token " + std::to_string(k) + ": baseline [" + ids_text(ib, k, 8) +
-                   "] vs candidate [" + ids_text(ic, k, 8) + "]";
-      }
-      if (!tb.empty() || !tc.empty()) c.reason += "; baseline text \"" + tb.substr(0, 120) + "\" vs candidate \"" + tc.substr(0, 120) + "\"";
-      row["first_divergence"] = k;
-      if (first_divergence.empty()) first_divergence = cs.name + " at token " + std::to_string(k);
-    }
+    json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", gb.output.value(contract::field::kText, "")},
+                {"candidate_text", gc.output.value(contract::field::kText, "")}};
+    judge_greedy_case(c, row);
+    if (c.status == Status::Pass) ++identical;
+    if (row.contains("first_divergence") && first_divergence.empty())
+      first_divergence = cs.name + " at token " + std::to_string(row["first_divergence"].get<size_t>());
     c.metrics = row;
     rows.push_back(row);
     table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),

@@ -118,6 +118,7 @@ BisectOutcome landing_bisect(const BisectOptions& opt) {
     run.candidate = sha;
     run.only = {opt.gate};
     run.same_expected = sha == good;
+    run.judge_here = true;  // one process judges every step (landing/harness.h)
     GateEvaluation e = evaluate_gates(run);
     s.result = e.results.empty() ? skipped_result(opt.gate, "no result") : e.results.front();
     s.verdict = classify(s.result, opt.metric, s.why);

@@ -10,7 +10,9 @@
 #include "core/environment.h"
 #include "core/git.h"
 #include "landing/gate_lines.h"
+#include "core/gpu_monitor.h"
 #include "landing/gate_registry.h"
+#include "landing/harness.h"
 #include "report/ledger.h"
 #include "util/error.h"
 #include "util/fixtures.h"
@@ -30,6 +32,7 @@ struct Prepared {
   std::string baseline_profile_note;
   std::vector<ProfileChange> changes;
   Build baseline, candidate;
+  HarnessId harness;
 };
 
 fs::path resolve_fixtures(const RunOptions& opt, const fs::path& repo) {
@@ -163,6 +166,36 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
   return p;
 }
 
+// What every result is bound to: both prefill binaries and the effective profile by sha256, and
+// the harness that judged (landing/import_rules.h checks these on import).
+json binding_of(const Prepared& p) {
+  return {{"profile_sha256", p.profile.sha256()},
+          {"baseline", {{"id", p.baseline.id}, {"prefill_sha256", p.baseline.prefill_sha256}}},
+          {"candidate", {{"id", p.candidate.id}, {"prefill_sha256", p.candidate.prefill_sha256}}},
+          {"harness", to_json(p.harness)}};
+}
+
+// The SM clock range a gate ran at, for the report's Environment: the idle sample taken as it
+// started, one as it ended, and the A/B gate's per-run samples where it has them.
+void note_clock_range(GateResult& r) {
+  unsigned lo = ~0u, hi = 0;
+  auto add = [&](unsigned mhz) {
+    if (!mhz) return;
+    lo = std::min(lo, mhz);
+    hi = std::max(hi, mhz);
+  };
+  if (r.host.contains("gpu") && r.host["gpu"].is_object() && r.host["gpu"].contains("idle_sample"))
+    add(r.host["gpu"]["idle_sample"].value("sm_clock_mhz", 0u));
+  if (r.details.contains("sm_clock_range_mhz") && r.details["sm_clock_range_mhz"].is_array() && r.details["sm_clock_range_mhz"].size() == 2) {
+    add(r.details["sm_clock_range_mhz"][0].get<unsigned>());
+    add(r.details["sm_clock_range_mhz"][1].get<unsigned>());
+  }
+  GpuMonitor gpu;
+  if (gpu.available())
+    if (auto s = gpu.sample()) add(s->sm_clock_mhz);
+  if (hi) r.host["sm_clock_range_mhz"] = {lo, hi};
+}
+
 std::vector<std::string> gates_to_run(const RunOptions& opt, const GateProfile& profile) {
   std::vector<std::string> out;
   for (const auto& g : known_gates()) {
@@ -223,6 +256,8 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
     r.required = p.profile.required(name);
     r.candidate_id = p.candidate.id;
     r.baseline_id = p.baseline.id;
+    r.binding = binding_of(p);
+    note_clock_range(r);
     progress.say("gate " + name + ": " + std::string(to_string(r.status)) + " — " + r.reason);
     results.push_back(r);
   }
@@ -231,9 +266,28 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
 
 }  // namespace
 
+// Who judges: hands over to the pinned harness when that is another binary (never returns
+// then); otherwise records this one, pinned or not.
+void settle_harness(const RunOptions& opt, Prepared& p, const Progress& progress) {
+  HarnessPlan plan = plan_harness(opt.harness, opt.handed_over, p.baseline, p.candidate);
+  if (plan.exec && opt.judge_here) {
+    // A bisect evaluates many commits in one process: it cannot hand over, and says so.
+    const std::string other = plan.exec->string();
+    plan.id = self_identity();
+    plan.id.how = "not pinned: judged in this process (bisect), not by " + other;
+  } else if (plan.exec) {
+    progress.say("harness: handing over to " + plan.exec->string() + " (" + plan.id.how + ")");
+    hand_over(*plan.exec, opt.argv);
+  }
+  p.harness = plan.id;
+  progress.say("harness: " + std::string(plan.id.pinned ? "" : "NOT PINNED — ") + plan.id.how + ", commit " + plan.id.commit +
+               ", sha256 " + plan.id.sha256.substr(0, 12));
+}
+
 int landing_run(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
+  settle_harness(opt, p, progress);
   const auto names = gates_to_run(opt, p.profile);
   const fs::path reports = opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out);
   const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
@@ -251,6 +305,8 @@ int landing_run(const RunOptions& opt) {
   rec.baseline_profile = p.baseline_profile;
   rec.baseline_profile_note = p.baseline_profile_note;
   rec.profile_changes = p.changes;
+  rec.profile_sha256 = p.profile.sha256();
+  rec.harness = to_json(p.harness);
   rec.enabled_gates = names;
   for (const auto& r : results) rec.put(r);
   rec.recompute_verdict();
@@ -258,7 +314,6 @@ int landing_run(const RunOptions& opt) {
   Ledger ledger(reports);
   rec.id = ledger.reserve(rec.candidate_id);
   ledger.append(rec);
-  for (const auto& r : rec.gates) write_text_atomic(reports / rec.id / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
   progress.say("report " + (reports / rec.id).string() + ": " + std::string(to_string(rec.verdict)) + " — " + rec.verdict_reason);
   std::cout << "report: " << (reports / rec.id).string() << "\n"
             << "verdict: " << to_string(rec.verdict) << "\n";
@@ -269,6 +324,7 @@ int landing_run(const RunOptions& opt) {
 GateEvaluation evaluate_gates(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
+  settle_harness(opt, p, progress);
   GateEvaluation e;
   e.baseline = p.baseline;
   e.candidate = p.candidate;

@@ -5,6 +5,7 @@
 
 #include "core/format.h"
 #include "core/logits_compare.h"
+#include "core/logits_limits.h"
 #include "core/residual_diff.h"
 
 namespace pfx::gates {
@@ -21,22 +22,6 @@ namespace {
 constexpr double kLayerBoundFractionOfThreshold = 1.0 / 100;
 // Localising costs two more runs of the case: only the first failing cases get it.
 constexpr int kMaxLocalisedCases = 2;
-
-struct Thresholds {
-  double max_rel = 1e-3;
-  double max_nmse = -1;  // < 0: not checked
-  double min_top1 = -1;  // < 0: not checked
-};
-
-// Which thresholds a comparison exceeds ("max rel dev 5.00e-03 > 1.00e-03; NMSE ..."), empty if none.
-std::string exceeded(const LogitsComparison& cmp, const Thresholds& t) {
-  std::string why;
-  if (cmp.max_rel_dev > t.max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(t.max_rel);
-  if (t.max_nmse >= 0 && cmp.nmse > t.max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(t.max_nmse);
-  if (t.min_top1 >= 0 && cmp.top1_agreement < t.min_top1)
-    why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + pct(cmp.top1_agreement) + " < " + pct(t.min_top1);
-  return why;
-}
 
 // Why the candidate cannot dump residual streams, or nullopt when it can.
 std::optional<std::string> residual_dump_unsupported(const Build& b) {
@@ -62,9 +47,9 @@ struct Localisation {
 // them layer by layer. Never throws: whatever goes wrong becomes a note, the verdict stays.
 Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng, const fs::path& model, const GateCase& cs,
                                  size_t index, const std::string& backend, const std::string& fast, const std::string& ref,
-                                 const Thresholds& limits) {
+                                 const LogitsLimits& limits) {
   Localisation out;
-  const double bound = limits.max_rel * kLayerBoundFractionOfThreshold;
+  const double bound = limits.max_rel_dev * kLayerBoundFractionOfThreshold;
   auto& d = out.details;
   d["bound"] = bound;
   const auto give_up = [&](const std::string& status, const std::string& note) {
@@ -95,7 +80,7 @@ Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng
     if (err.empty()) {
       const auto rerun = compare_logits(la, lb);
       if (!rerun.shape_match) err = "rerun logits: " + rerun.shape_error;
-      else if (exceeded(rerun, limits).empty())
+      else if (limits_exceeded(rerun, limits).empty())
         return give_up("not reproduced", "layer localisation: the rerun with --dump-residual did not reproduce the failure "
                                          "(max rel dev " + sci(rerun.max_rel_dev) + ", NMSE " + sci(rerun.nmse) + ")");
       else d["rerun_max_rel_dev"] = rerun.max_rel_dev;
@@ -118,11 +103,9 @@ GateResult run_parity_gate(const GateContext& ctx) {
   const std::string backend = ctx.profile.string("parity", "backend", "cuda");
   const std::string fast = ctx.profile.string("parity", "path", "fast");
   const std::string ref = ctx.profile.string("parity", "reference_path", "generic");
-  const double max_rel = ctx.profile.number("parity", "max_rel_dev", 1e-3);
-  const double max_nmse = ctx.profile.number("parity", "max_nmse", -1);
-  const double min_top1 = ctx.profile.number("parity", "min_top1", -1);
-  const Thresholds limits{max_rel, max_nmse, min_top1};
-  r.details["thresholds"] = {{"max_rel_dev", max_rel}, {"max_nmse", max_nmse}, {"min_top1", min_top1}};
+  const LogitsLimits limits = logits_limits(ctx.profile, "parity");
+  const double max_rel = limits.max_rel_dev;
+  r.details["thresholds"] = to_json(limits);
   r.details["backend"] = backend;
   r.details["layer_localisation"] = {{"bound", max_rel * kLayerBoundFractionOfThreshold},
                                      {"bound_fraction_of_max_rel_dev", kLayerBoundFractionOfThreshold},
@@ -130,12 +113,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
   r.details["paths"] = {fast, ref};
   for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "logits"}, {"backends", backend},
                                    {"paths", fast}, {"paths", ref}})
-    if (auto miss = missing_capability(ctx.candidate, list, name)) {
-      r.status = Status::Skipped;
-      r.reason = *miss;
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
-    }
+    if (auto miss = missing_capability(ctx.candidate, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
@@ -206,9 +184,9 @@ GateResult run_parity_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    const std::string why = exceeded(cmp, limits);
+    const std::string why = limits_exceeded(cmp, limits);
     c.status = why.empty() ? Status::Pass : Status::Fail;
-    c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + pct(cmp.top1_agreement)
+    c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement)
                            : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
                                  std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
                                  std::to_string(cmp.worst_ref) + ")";

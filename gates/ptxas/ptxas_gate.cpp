@@ -154,10 +154,8 @@ GateResult run_ptxas_gate(const GateContext& ctx) {
   const fs::path cand_path = resources_path(ctx.candidate);
   if (!fs::exists(cand_path)) {
     if (ctx.candidate.version.is_object() && !ctx.candidate.cuda_compiled()) {
-      r.status = Status::Skipped;
-      r.reason = "candidate build has no CUDA (cuda_compiled false in `prefill --version --json`): no kernels to check";
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
+      return skip_gate(r, "candidate build has no CUDA (cuda_compiled false in `prefill --version --json`): no kernels to check",
+                       ctx.deadline.elapsed());
     }
     Check c;
     c.name = "kernel-resources";

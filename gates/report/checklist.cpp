@@ -33,6 +33,12 @@ std::string render_checklist(const LandingRecord& r) {
   for (const auto& c : r.profile_changes)
     if (c.loosened) todo.push_back("gate profile: approve " + c.key + " (" + c.note + ": " + (c.before.empty() ? "—" : c.before) + " → " +
                                    (c.after.empty() ? "—" : c.after) + ")");
+  if (r.harness.is_object() && !r.harness.value("pinned", false))
+    todo.push_back("harness: not pinned (" + r.harness.value("how", std::string()) + "): land with the baseline's landing or --harness");
+  for (const auto& imp : r.imports)
+    if (imp.contains("accepted_mismatch"))
+      todo.push_back("imports: approve the accepted binding mismatch \"" + imp.value("accepted_mismatch", std::string()) + "\" (" +
+                     imp.value("mismatches", nlohmann::json::array()).dump() + ")");
   o << "\n";
   if (todo.empty()) o << "Nothing missing: every required gate passed and the gate profile was not loosened.\n";
   else {

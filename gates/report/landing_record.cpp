@@ -53,6 +53,11 @@ void LandingRecord::recompute_verdict() {
   const auto v = combine(outcomes, missing);
   verdict = v.verdict;
   verdict_reason = v.reason;
+  if (verdict == Verdict::Pass && harness.is_object() && !harness.value("pinned", false)) {
+    verdict = Verdict::Incomplete;
+    verdict_reason = "every required gate passed, but the harness that judged is not pinned: " +
+                     harness.value("how", std::string("unknown"));
+  }
 }
 
 std::vector<const Row*> LandingRecord::result_rows() const {
@@ -100,7 +105,8 @@ json to_json(const LandingRecord& r) {
           {"profile", {{"path", r.profile_path}, {"candidate", r.profile}, {"baseline", r.baseline_profile},
                        {"baseline_note", r.baseline_profile_note}, {"changes", changes}}},
           {"enabled_gates", r.enabled_gates}, {"gates", gates}, {"verdict", to_string(r.verdict)},
-          {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports}};
+          {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports},
+          {"profile_sha256", r.profile_sha256}, {"harness", r.harness}, {"superseded", r.superseded}};
 }
 
 LandingRecord landing_record_from_json(const json& j, const std::string& where) {
@@ -134,6 +140,9 @@ LandingRecord landing_record_from_json(const json& j, const std::string& where) 
     r.verdict = parse_verdict(j.at("verdict").get<std::string>(), where);
     r.verdict_reason = j.value("verdict_reason", "");
     r.imports = j.value("imports", json::array());
+    r.profile_sha256 = j.value("profile_sha256", "");
+    r.harness = j.value("harness", json());
+    r.superseded = j.value("superseded", json::array());
   } catch (const json::exception& e) {
     fail(where, ": malformed landing record: ", e.what());
   }

@@ -129,6 +129,8 @@ std::optional<std::string> Ledger::latest() const {
 
 void write_report_files(const fs::path& dir, const LandingRecord& rec) {
   write_text_atomic(dir / "landing.json", to_json(rec).dump(1) + "\n");
+  // gates/*.json say what the report says (an import rewrites them too).
+  for (const auto& g : rec.gates) write_text_atomic(dir / "gates" / (g.gate + ".json"), to_json(g).dump(1) + "\n");
   write_text_atomic(dir / "landing.md", render_markdown(rec));
   write_text_atomic(dir / "landing.html", render_html(rec));
   write_text_atomic(dir / "junit.xml", render_junit(rec));

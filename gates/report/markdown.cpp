@@ -208,12 +208,37 @@ std::string render_markdown(const LandingRecord& r) {
   }
   md << "| time | " << r.created << " |\n";
   md << "| gate profile | `" << r.profile_path << "` (candidate's) |\n";
-  for (const auto& g : r.gates)
-    if (g.host.is_object() && g.host.contains("host") && g.host.value("host", std::string()) != e.value("host", std::string()))
-      md << "| " << g.gate << " ran on | " << g.host.value("host", std::string()) << " — GPU " << md_escape_cell(gpu_line(g.host)) << " |\n";
-  for (const auto& imp : r.imports)
+  if (r.harness.is_object())
+    md << "| harness | " << (r.harness.value("pinned", false) ? "pinned: " : "**NOT PINNED**: ") << md_escape_cell(r.harness.value("how", std::string()))
+       << "; landing " << md_escape_cell(r.harness.value("version", std::string())) << ", commit " << r.harness.value("commit", std::string())
+       << (r.harness.value("dirty", false) ? " (dirty)" : "") << ", sha256 " << r.harness.value("sha256", std::string()) << " |\n";
+  else
+    md << "| harness | not recorded (report written before harness pinning) |\n";
+  if (!r.profile_sha256.empty()) md << "| effective profile sha256 | " << r.profile_sha256 << " |\n";
+  // Per gate: where it ran, on which GPU and driver, at which SM clocks, judged by which harness.
+  for (const auto& g : r.gates) {
+    if (!g.host.is_object() || !g.host.contains("host")) continue;
+    std::string clocks;
+    if (g.host.contains("sm_clock_range_mhz") && g.host["sm_clock_range_mhz"].is_array() && g.host["sm_clock_range_mhz"].size() == 2)
+      clocks = "; SM clock " + g.host["sm_clock_range_mhz"][0].dump() + "-" + g.host["sm_clock_range_mhz"][1].dump() + " MHz";
+    const json harness = g.binding.is_object() ? g.binding.value("harness", json::object()) : json::object();
+    md << "| " << g.gate << " ran on | " << g.host.value("host", std::string()) << " — GPU " << md_escape_cell(gpu_line(g.host)) << clocks
+       << (harness.empty() ? std::string()
+                           : "; harness " + harness.value("commit", std::string()).substr(0, 12) + (harness.value("pinned", false) ? "" : " NOT PINNED"))
+       << " |\n";
+  }
+  for (const auto& imp : r.imports) {
     md << "| imported | " << md_escape_cell(imp.value("from", std::string())) << " at " << imp.value("time", std::string()) << ": "
-       << md_escape_cell(imp.value("gates", json::array()).dump()) << " |\n";
+       << md_escape_cell(imp.value("gates", json::array()).dump());
+    if (imp.contains("accepted_mismatch"))
+      md << "; **binding mismatch accepted**: \"" << md_escape_cell(imp.value("accepted_mismatch", std::string())) << "\" for "
+         << md_escape_cell(imp.value("mismatches", json::array()).dump());
+    md << " |\n";
+  }
+  for (const auto& sup : r.superseded)
+    md << "| superseded | " << sup.value("result", json::object()).value("gate", std::string()) << " "
+       << sup.value("result", json::object()).value("status", std::string()) << " at " << sup.value("when", std::string()) << ": "
+       << md_escape_cell(sup.value("why", std::string())) << " (kept in landing.json) |\n";
   md << "\nFiles: `landing.json` (every number and raw sample), `landing.html`, `junit.xml`.\n";
   return md.str();
 }

@@ -1,14 +1,13 @@
 // timing gate (see timing_gate.h).
 #include "timing/timing_gate.h"
 
-#include <fnmatch.h>
-
-#include <cmath>
 #include <map>
 
-#include "core/format.h"
 #include "contract/prefill_cli.h"
+#include "core/format.h"
+#include "timing/kernel_code.h"
 #include "timing/role_bytes.h"
+#include "timing/timing_judge.h"
 #include "timing/timing_report.h"
 #include "trace/diff.h"
 #include "trace/summary.h"
@@ -21,59 +20,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string mover_text(const pfx::trace::DiffRow& row) {
-  std::string s = row.key + " " + grouped(std::llround(row.a_ns)) + " → " + grouped(std::llround(row.b_ns)) + " ns";
-  if (row.delta_percent) s += " (" + signed_pct(*row.delta_percent) + ")";
-  else s += " (added)";
-  return s;
-}
-
-// gates.timing.role_budgets: one check per budgeted role (FAIL where Δ% > max_regression_pct + noise).
-std::vector<Check> budget_checks(const TimingModel& m, const json& budgets, const std::string& origin) {
-  std::vector<Check> out;
-  if (!budgets.is_null() && !budgets.is_array()) fail(origin, ": gates.timing.role_budgets: expected a list");
-  for (size_t i = 0; budgets.is_array() && i < budgets.size(); ++i) {
-    const auto& bud = budgets[i];
-    if (!bud.is_object() || !bud.contains("role") || !bud["role"].is_string() || !bud.contains("max_regression_pct") ||
-        !bud["max_regression_pct"].is_number())
-      fail(origin, ": gates.timing.role_budgets[", i, "]: expected {role: <glob>, max_regression_pct: N}");
-    const std::string glob = bud["role"];
-    const double limit = bud["max_regression_pct"].get<double>();
-    const json rows = to_json(m)["roles"];
-    for (size_t k = 0; k < m.diff.roles.size(); ++k) {
-      const auto& row = m.diff.roles[k];
-      if (::fnmatch(glob.c_str(), row.key.c_str(), 0) != 0 || !row.delta_percent) continue;
-      const double dp = *row.delta_percent, noise = row.noise_percent;
-      Check c;
-      c.name = role_check_name(m.model, row.key);
-      c.metrics = rows[k];
-      if (dp > limit + noise) {
-        c.status = Status::Fail;
-        c.reason = "role " + row.key + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
-      } else {
-        c.reason = "role " + row.key + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
-      }
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string model_evidence(const TimingModel& m) {
-  const auto& d = m.diff;
-  const double ta = d.a_kernel_ns, tb = d.b_kernel_ns;
-  std::string ev = m.model + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
-                   (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
-  for (size_t i = 0; i < d.kernels.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(d.kernels[i]);
-  int added = 0, removed = 0;
-  for (const auto& k : d.kernels) {
-    added += k.status == pfx::trace::DiffRow::Status::added;
-    removed += k.status == pfx::trace::DiffRow::Status::removed;
-  }
-  if (added || removed) ev += "; kernels added " + std::to_string(added) + ", removed " + std::to_string(removed);
-  return ev;
-}
 
 // Weight bytes per GEMM role of `model`, asked of the candidate build (`prefill info --json`);
 // empty where it cannot tell (an older build, a failing call): GB/s then stays blank.
@@ -95,51 +41,46 @@ std::map<std::string, double> weight_bytes(const GateContext& ctx, const fs::pat
 }  // namespace
 
 void judge_timing_model(GateResult& r, const std::string& model_name, const std::vector<pfx::trace::TraceDiff>& diffs,
-                        const json& budgets, const std::string& origin, int prompt,
+                        const TimingSettings& settings, int prompt, const json& code,
                         const std::map<std::string, double>& role_weight_bytes) {
-  TimingModel m{model_name, prompt, pfx::trace::combine_repetitions(diffs)};
-  if (m.diff.per_pass)  // weight bytes are per pass; totals over a whole trace have no such count
-    for (auto& role : m.diff.roles) role.bytes = pfx::gates::role_weight_bytes(role_weight_bytes, role.key);
+  TimingModel tm{model_name, prompt, pfx::trace::combine_repetitions(diffs)};
+  if (tm.diff.per_pass)  // weight bytes are per pass; totals over a whole trace have no such count
+    for (auto& role : tm.diff.roles) role.bytes = pfx::gates::role_weight_bytes(role_weight_bytes, role.key);
+  // The evidence: the combined diff's one JSON form (samples per repetition, a repetition where
+  // the key did not occur counting 0 ns) plus, where known, whether each key's code changed.
+  json m = to_json(tm);
+  for (const char* list : {"kernels", "roles"}) {
+    const json known = code.is_object() ? code.value(list, json::object()) : json::object();
+    for (auto& row : m[list])
+      if (known.contains(row["key"].get<std::string>())) row["sass"] = known[row["key"].get<std::string>()];
+  }
+  m["sass"] = code.is_object() ? json{{"status", code.value("status", "unavailable")}, {"reason", code.value("reason", "")}}
+                               : json{{"status", "unavailable"}, {"reason", "not looked up"}};
+  auto checks = judge_timing_evidence(m, settings);
   json models = r.details.value("models", json::array());
   add_timing_output(r, m, models.size());
-  models.push_back(to_json(m));
+  models.push_back(m);
   r.details["models"] = models;
-  const auto& kernels = m.diff.kernels;
-  Check traced;
-  traced.name = model_name;
-  traced.status = kernels.empty() ? Status::Fail : Status::Pass;
-  traced.waivable = !kernels.empty();
-  traced.reason = kernels.empty() ? "the traces hold no kernel: nothing was timed"
-                                  : std::to_string(kernels.size()) + " kernels traced, GPU time " + grouped(std::llround(m.diff.a_kernel_ns)) +
-                                        " → " + grouped(std::llround(m.diff.b_kernel_ns)) + " ns";
-  const auto role_checks = budget_checks(m, budgets, origin);
-  auto evs = r.details.value("model_evidence", std::vector<std::string>{});
-  evs.push_back(model_evidence(m));
-  r.details["model_evidence"] = evs;
-  for (const auto& c : role_checks) r.checks.push_back(c);
-  r.checks.push_back(traced);
+  for (auto& c : checks) r.checks.push_back(c);
 }
 
 GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) {
   GateResult r = ctx.start();
   for (const Build* b : {&ctx.candidate, &ctx.baseline})
     for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "bench"}, {"backends", "cuda"}})
-      if (auto miss = missing_capability(*b, list, name)) {
-        r.status = Status::Skipped;
-        r.reason = *miss;
-        r.duration_s = ctx.deadline.elapsed();
-        return r;
-      }
+      if (auto miss = missing_capability(*b, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
   auto models = ctx.profile.strings("timing", "models");
   if (models.empty() && !ctx.profile.string("ab", "model", "").empty()) models.push_back(ctx.profile.string("ab", "model", ""));
   const int prompt = static_cast<int>(ctx.profile.integer("timing", "prompt_tokens", 512));
-  const int reps = static_cast<int>(std::max(1L, ctx.profile.integer("timing", "reps", 3)));
+  const int reps = static_cast<int>(std::max(1L, ctx.profile.integer("timing", "reps", 5)));
   const int warmup = static_cast<int>(ctx.profile.integer("timing", "warmup", 1));
   const std::string path = ctx.profile.string("timing", "path", "fast");
   const std::string busy_range = ctx.profile.string("timing", "busy_range", "prefill");
-  const json budgets = ctx.profile.gate("timing").value("role_budgets", json::array());
-  if (!budgets.is_array()) fail(ctx.profile.origin(), ": gates.timing.role_budgets: expected a list of {role, max_regression_pct}");
+  const TimingSettings settings = timing_settings(ctx.profile);
   fs::create_directories(ctx.work_dir);
+  // Which kernels' code changed: each build's SASS hashes (kernel-sass.json beside its kernel
+  // resources, made by scripts/kernel_sass.py when the build lacks one).
+  const SassHashes base_sass = load_sass_hashes(ctx.baseline, ctx.repo), cand_sass = load_sass_hashes(ctx.candidate, ctx.repo);
   if (auto probe = gpu_probe(ctx)) {
     r.checks.push_back(*probe);
     finish(r, ctx.profile, ctx.deadline.elapsed());
@@ -164,6 +105,7 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
     }
     const auto role_bytes = weight_bytes(ctx, model.path);
     std::vector<pfx::trace::TraceDiff> diffs;
+    TraceCode code;  // kernel names → mangled names, roles → kernels, from the traces themselves
     bool broke = false;
     for (int rep = 0; rep < reps && !broke; ++rep) {
       std::pair<const Build*, std::string> sides[] = {{&ctx.baseline, "baseline"}, {&ctx.candidate, "candidate"}};
@@ -197,7 +139,9 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
           break;
         }
         try {
-          sums[label] = pfx::trace::summarize(pfx::trace::load_trace(out), out.string(), {busy_range});
+          const auto trace = pfx::trace::load_trace(out);
+          collect_trace_code(trace, code);
+          sums[label] = pfx::trace::summarize(trace, out.string(), {busy_range});
         } catch (const Error& e) {
           c.status = Status::Fail;
           c.waivable = false;
@@ -211,14 +155,13 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
       diffs.push_back(pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]));
     }
     if (broke) continue;
-    judge_timing_model(r, model_name, diffs, budgets, ctx.profile.origin(), prompt, role_bytes);
+    judge_timing_model(r, model_name, diffs, settings, prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes);
   }
-  json per_model = r.details.value("models", json::array());
-  std::vector<std::string> evidence = r.details.value("model_evidence", std::vector<std::string>{});
-  r.details.erase("model_evidence");
-  r.details["models"] = per_model;
-  r.details["role_budgets"] = budgets;
-  for (size_t i = 0; i < evidence.size(); ++i) r.evidence += (i ? " | " : "") + evidence[i];
+  r.details["role_budgets"] = settings.role_budgets;
+  r.details["alpha"] = settings.alpha;
+  r.details["sass"] = {{"baseline", base_sass.origin}, {"candidate", cand_sass.origin}};
+  for (const auto& m : r.details.value("models", json::array()))
+    r.evidence += (r.evidence.empty() ? "" : " | ") + m.value("evidence", std::string());
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;
 }

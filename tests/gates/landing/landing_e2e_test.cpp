@@ -292,7 +292,7 @@ TEST(LandingE2E, PrebuiltBuildsOnAHostWithoutGit) {
   ProcessSpec s;
   s.argv = {PFX_LANDING_EXE, "gate", "parity", "ab", "--baseline-build", (host / "builds/base").string(), "--candidate-build",
             (host / "builds/cand").string(), "--baseline-id", base_id, "--candidate-id", cand_id, "--gates", "landing.yaml",
-            "--out", (host / "results").string()};
+            "--out", (host / "results").string(), "--harness", PFX_LANDING_EXE};
   s.cwd = host;
   s.env = {{"FAKE_PREFILL_CUDA", "1"}, {"PFX_FIXTURES", pfx::fixtures_dir().string()}};
   s.timeout_s = 300;
