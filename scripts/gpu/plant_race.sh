@@ -15,14 +15,22 @@ repo=$(git rev-parse --show-toplevel)
 work=${TMPDIR:-/tmp}/pfx-plant-race-$$
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
+# One source tree and one build folder for all three: between variants only the planted file
+# changes, so each later build recompiles the one translation unit that includes it.
+src=$work/src
+mkdir -p "$src"
+git -C "$repo" archive "$rev" | tar -x -C "$src"
+configured=0 last_planted=""
 
-# plant NAME FILE ANCHOR TARGET: the source of REV with the first line containing TARGET at or
-# after the one line containing ANCHOR deleted (fails loudly when the anchor is not unique).
+# plant NAME FILE ANCHOR TARGET: REV with the first line containing TARGET at or after the one
+# line containing ANCHOR deleted in FILE (fails loudly when the anchor is not unique); built and
+# copied to OUT/NAME. Every earlier plant is undone first.
 plant() {
-  local name=$1 file=$2 anchor=$3 target=$4 src=$work/$1
-  mkdir -p "$src"
-  git -C "$repo" archive "$rev" | tar -x -C "$src"
+  local name=$1 file=$2 anchor=$3 target=$4
+  if [[ -n $last_planted ]]; then cp "$work/pristine" "$src/$last_planted"; last_planted=""; fi  # undo the last plant
   if [[ -n $file ]]; then
+    cp "$src/$file" "$work/pristine"
+    last_planted=$file
     local n
     n=$(grep -cF -- "$anchor" "$src/$file" || true)
     [[ $n == 1 ]] || { echo "plant_race: $name: expected one line with '$anchor' in $file, found $n" >&2; exit 2; }
@@ -32,12 +40,15 @@ plant() {
     mv "$src/$file.planted" "$src/$file"
     echo "plant_race: $name: removed from $file the first '$target' after '$anchor'" >&2
   fi
-  cmake -S "$src" -B "$work/build-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFX_WERROR=OFF -DPFX_STATIC_RUNTIME=ON \
-    -DPFX_ENABLE_TESTS=OFF -DPFX_RACE_STRESS=ON ${CMAKE_CUDA_COMPILER_LAUNCHER:+-DCMAKE_CUDA_COMPILER_LAUNCHER=$CMAKE_CUDA_COMPILER_LAUNCHER} \
-    ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} >&2
-  cmake --build "$work/build-$name" -j "${JOBS:-2}" --target prefill >&2
+  if ((!configured)); then
+    cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFX_WERROR=OFF -DPFX_STATIC_RUNTIME=ON \
+      -DPFX_ENABLE_TESTS=OFF -DPFX_RACE_STRESS=ON ${CMAKE_CUDA_COMPILER_LAUNCHER:+-DCMAKE_CUDA_COMPILER_LAUNCHER=$CMAKE_CUDA_COMPILER_LAUNCHER} \
+      ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} >&2
+    configured=1
+  fi
+  cmake --build "$work/build" -j "${JOBS:-2}" --target prefill >&2
   mkdir -p "$out/$name/engine/cli"
-  cp "$work/build-$name/engine/cli/prefill" "$work/build-$name/engine/cli/kernel-resources.json" "$out/$name/engine/cli/"
+  cp "$work/build/engine/cli/prefill" "$work/build/engine/cli/kernel-resources.json" "$out/$name/engine/cli/"
   python3 "$src/scripts/kernel_sass.py" --binary "$out/$name/engine/cli/prefill" >&2 || true
   "$out/$name/engine/cli/prefill" --version --json > "$out/$name/version.json"
   echo "$name: $(git -C "$repo" rev-parse --short=12 "$rev")${file:+ minus the first '$target' after '$anchor' in $file}" >> "$out/PLANTED.txt"
