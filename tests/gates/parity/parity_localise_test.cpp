@@ -47,8 +47,8 @@ class ParityLocaliseTest : public ::testing::Test {
     const auto profile = GateProfile::parse("schema: gate-profile/1\nmodels:\n  m: {path: " + (root_ / "model.gguf").string() +
                                                 "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n    cases:" + cases + "\n",
                                             "test-profile.yaml");
-    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "base");
-    const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "cand");
+    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "ba5eba5eba5e");
+    const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "ca4d1da7e000");
     const Progress progress(true);
     ModelStore models(profile, cand, root_, root_ / "cache", progress);
     const GateContext ctx{"parity", profile, base, cand, root_, root_ / "cache", root_, root_ / "work",
