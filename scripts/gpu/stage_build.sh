@@ -6,7 +6,7 @@
 set -euo pipefail
 build=$1; archive=$2
 files=(
-  engine/cli/prefill engine/cli/kernel-resources.json engine/cli/kernel-resources.ptxas.txt
+  engine/cli/prefill engine/cli/kernel-resources.json engine/cli/kernel-resources.ptxas.txt engine/cli/kernel-sass.json
   tests/engine/cuda/test_cuda_backend
   gates/trace/kerneltrace gates/trace/libkerneltrace.so
   tests/gates/trace/test_trace_gpu tests/gates/trace/trace_gpu_program tests/gates/trace/trace_plain_cuda_program
