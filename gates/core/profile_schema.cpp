@@ -50,7 +50,11 @@ const std::map<std::string, std::vector<Setting>>& gate_settings() {
         {"max_rel_dev", Type::Number, Bar::UpperLimit, 1e-3},
         {"max_nmse", Type::Number, Bar::UpperLimit, nullptr},
         {"min_top1", Type::Number, Bar::LowerLimit, nullptr, 0, 1},
-        {"cases", Type::Cases, Bar::Input, json::array()}}},
+        {"cases", Type::Cases, Bar::Input, json::array()},
+        // The fast path's GEMM variants (prefill --gemm, capabilities.gemm_variants): "all" = every
+        // one the candidate offers; the cases rerun on each non-default variant ([] = all cases).
+        {"gemm_variants", Type::Strings, Bar::Input, json::array({"all"})},
+        {"gemm_variant_cases", Type::Strings, Bar::Input, json::array()}}},
       {"accuracy",
        {{"backend", Type::String, Bar::Input, "cuda"},
         {"paths", Type::Strings, Bar::Input, json::array({"fast", "generic"})},
@@ -67,7 +71,6 @@ const std::map<std::string, std::vector<Setting>>& gate_settings() {
       {"ptxas", {{"budgets", Type::Budgets, Bar::Input, json::array()}}},
       {"suite",
        {{"exclude_labels", Type::Strings, Bar::Exclusion, json::array({"landing-e2e"})},
-        {"gpu_labels", Type::Strings, Bar::Input, json::array({"gpu"})},
         {"test_timeout_s", Type::Number, Bar::Neutral, 0.0},
         {"jobs", Type::Integer, Bar::Neutral, 0}}},
       {"timing",

@@ -7,6 +7,7 @@
 #include "core/gate_context.h"
 #include "core/logits_limits.h"
 #include "greedy/greedy_judge.h"
+#include "parity/parity_plan.h"
 #include "suite/suite_judge.h"
 #include "timing/timing_judge.h"
 
@@ -19,8 +20,13 @@ namespace {
 std::string short_hash(const std::string& h) { return h.empty() ? "none" : h.substr(0, 12) + "…"; }
 
 // The check names the report's profile expects from a gate (each must be in the result).
-std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p) {
-  if (gate == "parity" || gate == "greedy") return case_names(p, gate);
+std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const json& candidate_version) {
+  if (gate == "parity") {
+    std::vector<std::string> out;
+    for (const auto& run : plan_parity_runs(p, case_names(p, gate), candidate_version).runs) out.push_back(run.check);
+    return out;
+  }
+  if (gate == "greedy") return case_names(p, gate);
   if (gate == "accuracy") {
     std::vector<std::string> out;
     const std::string backend = p.string("accuracy", "backend", "cuda");
@@ -36,7 +42,11 @@ std::vector<std::string> expected_checks(const std::string& gate, const GateProf
     for (const auto& m : s.metrics) out.push_back(m == s.primary ? "ab" : "ab " + m);
     return out;
   }
-  if (gate == "timing") return p.strings("timing", "models");
+  if (gate == "timing") {  // every model, and the unguarded-kernel coverage (timing/kernel_coverage.h)
+    auto out = p.strings("timing", "models");
+    out.push_back("coverage");
+    return out;
+  }
   if (gate == "suite") return {"ctest"};
   return {};
 }
@@ -96,7 +106,7 @@ std::string not_importable(const std::string& gate, const GateProfile& profile) 
   return "";
 }
 
-GateResult rejudge_imported(const GateResult& in, const GateProfile& profile) {
+GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, const json& candidate_version) {
   GateResult r = in;
   r.required = profile.required(r.gate);
   r.needs_gpu = gate_needs_gpu(r.gate);
@@ -128,7 +138,7 @@ GateResult rejudge_imported(const GateResult& in, const GateProfile& profile) {
   for (const auto& c : r.checks) have.insert(c.name);
   const bool skipped_whole = r.checks.size() == 1 && r.checks[0].status == Status::Skipped && r.checks[0].name == r.gate;
   if (!skipped_whole)
-    for (const auto& name : expected_checks(r.gate, profile))
+    for (const auto& name : expected_checks(r.gate, profile, candidate_version))
       if (!have.count(name)) {
         Check m;
         m.name = name;

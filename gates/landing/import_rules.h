@@ -25,7 +25,9 @@ std::vector<std::string> binding_mismatches(const GateResult& r, const LandingRe
 // Why `gate` cannot be imported into a report with `profile`, or "" when it can.
 std::string not_importable(const std::string& gate, const GateProfile& profile);
 
-// The imported result as this landing judges it under `profile`.
-GateResult rejudge_imported(const GateResult& imported, const GateProfile& profile);
+// The imported result as this landing judges it under `profile`; `candidate_version` (the
+// report's candidate build's `--version --json`) says which GEMM variants parity must cover.
+GateResult rejudge_imported(const GateResult& imported, const GateProfile& profile,
+                            const nlohmann::json& candidate_version = nullptr);
 
 }  // namespace pfx::gates

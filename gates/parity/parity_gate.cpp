@@ -7,6 +7,7 @@
 #include "core/logits_compare.h"
 #include "core/logits_limits.h"
 #include "core/residual_diff.h"
+#include "parity/parity_plan.h"
 
 namespace pfx::gates {
 
@@ -115,6 +116,15 @@ GateResult run_parity_gate(const GateContext& ctx) {
                                    {"paths", fast}, {"paths", ref}})
     if (auto miss = missing_capability(ctx.candidate, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
+  const ParityPlan plan = plan_parity_runs(ctx.profile, case_names(ctx.profile, "parity"), ctx.candidate.version);
+  r.details["gemm_variants"] = {{"note", plan.note}, {"missing", plan.missing_variants}};
+  for (const auto& v : plan.missing_variants) {
+    Check c;
+    c.name = "gemm=" + v;
+    c.status = Status::Fail;
+    c.reason = "gates.parity.gemm_variants names '" + v + "', which the candidate's capabilities.gemm_variants does not offer";
+    r.checks.push_back(c);
+  }
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;  // once the backend says "not here", the other cases skip without asking
@@ -133,94 +143,119 @@ GateResult run_parity_gate(const GateContext& ctx) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name);
-    Check c;
-    c.name = cs.name;
+    // A case that cannot run says so in every check it owns (one per GEMM variant).
+    auto all_runs = [&](Status st, const std::string& why, bool waivable) {
+      for (const auto& run : plan.runs)
+        if (run.case_name == cs.name) {
+          Check c;
+          c.name = run.check;
+          c.status = st;
+          c.waivable = waivable;
+          c.reason = why;
+          r.checks.push_back(c);
+        }
+    };
     if (!unavailable.empty()) {
-      c.status = Status::Skipped;
-      c.reason = unavailable;
-      r.checks.push_back(c);
+      all_runs(Status::Skipped, unavailable, true);
       continue;
     }
     const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
     if (!model.ok) {
-      c.status = model.unavailable ? Status::Skipped : Status::Fail;
-      c.waivable = false;
-      c.reason = model.error;
-      r.checks.push_back(c);
+      all_runs(model.unavailable ? Status::Skipped : Status::Fail, model.error, false);
       continue;
     }
-    const fs::path out_fast = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + fast + ".npy");
+    // The reference path once, then the fast path on each GEMM variant the plan names for this case.
     const fs::path out_ref = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + ref + ".npy");
-    const auto a = eng.logits(model.path, cs.input, backend, fast, out_fast, ctx.deadline.remaining());
-    if (!a.ok()) {
-      r.checks.push_back(failed_call_check(cs.name, a, fast + " path"));
-      if (a.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
-      continue;
-    }
     const auto b = eng.logits(model.path, cs.input, backend, ref, out_ref, ctx.deadline.remaining());
     if (!b.ok()) {
-      r.checks.push_back(failed_call_check(cs.name, b, ref + " path"));
-      if (b.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+      for (const auto& run : plan.runs)
+        if (run.case_name == cs.name) {
+          r.checks.push_back(failed_call_check(run.check, b, ref + " path"));
+          if (b.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+        }
       continue;
     }
-    c.command = a.command + "\n" + b.command;
-    NpyArray la, lb;
-    std::string err = load_finite_logits(out_fast, la);
-    if (err.empty()) err = load_finite_logits(out_ref, lb);
-    if (!err.empty()) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = err;
-      r.checks.push_back(c);
-      continue;
-    }
-    const auto cmp = compare_logits(la, lb);
-    c.metrics = to_json(cmp);
-    rows.push_back({{"case", cs.name}, {"metrics", c.metrics}});
-    if (!cmp.shape_match) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = fast + " vs " + ref + ": " + cmp.shape_error;
-      r.checks.push_back(c);
-      continue;
-    }
-    const std::string why = limits_exceeded(cmp, limits);
-    c.status = why.empty() ? Status::Pass : Status::Fail;
-    c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement)
-                           : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
-                                 std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
-                                 std::to_string(cmp.worst_ref) + ")";
-    if (cmp.max_rel_dev > worst) {
-      worst = cmp.max_rel_dev;
-      worst_case = cs.name;
-    }
-    if (c.status == Status::Fail) {
-      Localisation loc;
-      if (localise_attempts < kMaxLocalisedCases) {
-        ++localise_attempts;
-        loc = localise_divergence(ctx, eng, model.path, cs, i, backend, fast, ref, limits);
-      } else {
-        loc.details = {{"status", "not attempted"},
-                       {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
-                                    " failing cases get it (two more runs each)"}};
+    NpyArray lb;
+    const std::string ref_err = load_finite_logits(out_ref, lb);
+    for (const auto& run : plan.runs) {
+      if (run.case_name != cs.name) continue;
+      Check c;
+      c.name = run.check;
+      if (!unavailable.empty()) {
+        c.status = Status::Skipped;
+        c.reason = unavailable;
+        r.checks.push_back(c);
+        continue;
       }
-      if (!loc.summary.empty()) c.reason += "; " + loc.summary;
-      if (loc.details.contains("first_diverging_layer") && !loc.details["first_diverging_layer"].is_null())
-        localised.push_back("blk." + std::to_string(loc.details["first_diverging_layer"].get<int>()) + " (" + cs.name + ")");
-      c.metrics["localisation"] = loc.details;
-      rows.back()["metrics"] = c.metrics;
+      const std::string fast_label = fast + (run.gemm.empty() ? "" : " --gemm " + run.gemm);
+      const fs::path out_fast = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + fast + (run.gemm.empty() ? "" : "-" + run.gemm) + ".npy");
+      const auto a = eng.logits(model.path, cs.input, backend, fast, out_fast, ctx.deadline.remaining(), {}, run.gemm);
+      if (!a.ok()) {
+        r.checks.push_back(failed_call_check(run.check, a, fast_label + " path"));
+        if (a.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+        continue;
+      }
+      c.command = a.command + "\n" + b.command;
+      NpyArray la;
+      std::string err = load_finite_logits(out_fast, la);
+      if (err.empty()) err = ref_err;
+      if (!err.empty()) {
+        c.status = Status::Fail;
+        c.waivable = false;
+        c.reason = err;
+        r.checks.push_back(c);
+        continue;
+      }
+      const auto cmp = compare_logits(la, lb);
+      c.metrics = to_json(cmp);
+      if (!run.gemm.empty()) c.metrics["gemm"] = run.gemm;
+      rows.push_back({{"case", run.check}, {"metrics", c.metrics}});
+      if (!cmp.shape_match) {
+        c.status = Status::Fail;
+        c.waivable = false;
+        c.reason = fast_label + " vs " + ref + ": " + cmp.shape_error;
+        r.checks.push_back(c);
+        continue;
+      }
+      const std::string why = limits_exceeded(cmp, limits);
+      c.status = why.empty() ? Status::Pass : Status::Fail;
+      c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement)
+                             : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
+                                   std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
+                                   std::to_string(cmp.worst_ref) + ")";
+      if (cmp.max_rel_dev > worst) {
+        worst = cmp.max_rel_dev;
+        worst_case = run.check;
+      }
+      // Localising reruns the default variant (no --gemm): a variant's failure keeps its logits diff.
+      if (c.status == Status::Fail && run.gemm.empty()) {
+        Localisation loc;
+        if (localise_attempts < kMaxLocalisedCases) {
+          ++localise_attempts;
+          loc = localise_divergence(ctx, eng, model.path, cs, i, backend, fast, ref, limits);
+        } else {
+          loc.details = {{"status", "not attempted"},
+                         {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
+                                      " failing cases get it (two more runs each)"}};
+        }
+        if (!loc.summary.empty()) c.reason += "; " + loc.summary;
+        if (loc.details.contains("first_diverging_layer") && !loc.details["first_diverging_layer"].is_null())
+          localised.push_back("blk." + std::to_string(loc.details["first_diverging_layer"].get<int>()) + " (" + cs.name + ")");
+        c.metrics["localisation"] = loc.details;
+        rows.back()["metrics"] = c.metrics;
+      }
+      TableRow tr{{text_cell(run.check)}};
+      for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+      const auto& layer = c.metrics.value("localisation", nlohmann::json::object());
+      tr.cells.push_back(layer.contains("first_diverging_layer") && !layer["first_diverging_layer"].is_null()
+                             ? text_cell("blk." + std::to_string(layer["first_diverging_layer"].get<int>()))
+                             : Cell{});
+      tr.check = run.check;
+      table.rows.push_back(tr);
+      worst_nmse = std::max(worst_nmse, cmp.nmse);
+      min_agree = std::min(min_agree, cmp.top1_agreement);
+      r.checks.push_back(c);
     }
-    TableRow tr{{text_cell(cs.name)}};
-    for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
-    const auto& layer = c.metrics.value("localisation", nlohmann::json::object());
-    tr.cells.push_back(layer.contains("first_diverging_layer") && !layer["first_diverging_layer"].is_null()
-                           ? text_cell("blk." + std::to_string(layer["first_diverging_layer"].get<int>()))
-                           : Cell{});
-    tr.check = cs.name;
-    table.rows.push_back(tr);
-    worst_nmse = std::max(worst_nmse, cmp.nmse);
-    min_agree = std::min(min_agree, cmp.top1_agreement);
-    r.checks.push_back(c);
   }
   r.details["cases"] = rows;
   if (!table.rows.empty()) r.tables.push_back(table);
@@ -230,6 +265,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
                  ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + pct(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
+  r.evidence += (r.evidence.empty() ? "" : "; ") + plan.note;
   if (!localised.empty()) {
     r.evidence += "; first diverging layer";
     for (size_t k = 0; k < localised.size(); ++k) r.evidence += (k ? ", " : " ") + localised[k];

@@ -65,9 +65,10 @@ SassHashes load_sass_hashes(const Build& b, const fs::path& repo) {
   return parse_sass_hashes(ss.str(), file.string());
 }
 
-void collect_trace_code(const pfx::trace::Trace& trace, TraceCode& code) {
+void collect_trace_code(const pfx::trace::Trace& trace, TraceCode& code, bool candidate_side) {
   for (const auto& k : trace.kernels) {
     code.mangled.emplace(k.name, k.mangled);
+    if (candidate_side) code.candidate_launched.insert(k.mangled);
     const auto* r = trace.find_range(k.range);
     code.role_kernels[r ? pfx::trace::role_of(r->name) : pfx::trace::kNoRangeRole].insert(k.name);
   }

@@ -31,8 +31,9 @@ SassHashes parse_sass_hashes(const std::string& text, const std::string& origin)
 struct TraceCode {
   std::map<std::string, std::string> mangled;                  // demangled (as the diff keys it) → mangled
   std::map<std::string, std::set<std::string>> role_kernels;   // role → demangled kernel names
+  std::set<std::string> candidate_launched;                    // mangled names in the candidate's traces
 };
-void collect_trace_code(const pfx::trace::Trace& trace, TraceCode& code);
+void collect_trace_code(const pfx::trace::Trace& trace, TraceCode& code, bool candidate_side = false);
 
 // {status, reason, kernels: {name: unchanged|changed|unavailable}, roles: {role: …}}; a role is
 // unchanged only when every kernel that ran under it is.

@@ -2,10 +2,14 @@
 #include "timing/timing_gate.h"
 
 #include <map>
+#include <set>
 
 #include "contract/prefill_cli.h"
 #include "core/format.h"
+#include "ptxas/kernel_resources.h"
+#include "ptxas/ptxas_gate.h"
 #include "timing/kernel_code.h"
+#include "timing/kernel_coverage.h"
 #include "timing/role_bytes.h"
 #include "timing/timing_judge.h"
 #include "timing/timing_report.h"
@@ -86,6 +90,8 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }
+  std::set<std::string> launched;  // over every model's candidate traces (timing/kernel_coverage.h)
+  bool traced_any = false;
   for (const auto& model_name : models) {
     Check traced;
     traced.name = model_name;
@@ -140,7 +146,7 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
         }
         try {
           const auto trace = pfx::trace::load_trace(out);
-          collect_trace_code(trace, code);
+          collect_trace_code(trace, code, label == "candidate");
           sums[label] = pfx::trace::summarize(trace, out.string(), {busy_range});
         } catch (const Error& e) {
           c.status = Status::Fail;
@@ -156,6 +162,23 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
     }
     if (broke) continue;
     judge_timing_model(r, model_name, diffs, settings, prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes);
+    launched.insert(code.candidate_launched.begin(), code.candidate_launched.end());
+    traced_any = true;
+  }
+  if (traced_any) {
+    CoverageInput cov;
+    cov.launched = launched;
+    cov.baseline_sass = base_sass;
+    cov.candidate_sass = cand_sass;
+    try {
+      cov.candidate = read_kernel_resources(kernel_resources_path(ctx.candidate)).kernels;
+      cov.resources_known = true;
+      if (fs::exists(kernel_resources_path(ctx.baseline))) cov.baseline = read_kernel_resources(kernel_resources_path(ctx.baseline)).kernels;
+    } catch (const Error& e) {
+      cov.resources_note = e.what();
+    }
+    r.details["coverage"] = kernel_coverage(cov);
+    judge_coverage(r);
   }
   r.details["role_budgets"] = settings.role_budgets;
   r.details["alpha"] = settings.alpha;

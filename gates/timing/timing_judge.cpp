@@ -148,6 +148,50 @@ std::vector<Check> judge_timing_evidence(json& m, const TimingSettings& s) {
   return out;
 }
 
+void judge_coverage(GateResult& r) {
+  Check c;
+  c.name = "coverage";
+  const json cov = r.details.value("coverage", json::object());
+  if (!cov.is_object() || !cov.value("known", false)) {
+    c.status = Status::Skipped;
+    c.reason = "unguarded kernels not listed: " + (cov.is_object() ? cov.value("note", std::string("no kernel list")) : std::string("no kernel list"));
+    r.checks.push_back(c);
+    return;
+  }
+  const std::string by = cov.value("changed_by", std::string("?"));
+  Table t;
+  t.id = "unguarded";
+  t.title = "Unguarded kernels: in the candidate's kernel-resources.json, launched by no traced run (code change by " + by + ")";
+  t.columns = {{"kernel", "", {}}, {"source", "", {}}, {"code", "", {}}};
+  std::vector<std::string> changed;
+  const json unguarded = cov.value("unguarded", json::array());
+  for (const auto& k : unguarded) {
+    const std::string name = k.value("kernel", std::string("?")), state = k.value("changed", std::string("unknown"));
+    TableRow row{{text_cell(name), text_cell(k.value("source", std::string())), text_cell(state)}};
+    if (state != "unchanged") {
+      changed.push_back(name);
+      row.check = "coverage";
+    }
+    t.rows.push_back(row);
+  }
+  const std::string counts = std::to_string(unguarded.size()) + " of " + std::to_string(cov.value("kernels", 0)) +
+                             " kernels launched by no traced run";
+  c.metrics = {{"kernels", cov.value("kernels", 0)}, {"unguarded", unguarded.size()}, {"changed_unguarded", changed.size()}};
+  const std::string note = cov.value("note", std::string());
+  if (!changed.empty()) {
+    c.status = Status::Inconclusive;
+    c.reason = counts + "; code changed (" + by + ") but never launched: " + changed.front() +
+               (changed.size() > 1 ? " and " + std::to_string(changed.size() - 1) + " more" : "") +
+               " — a timing model or shape that launches it decides" + (note.empty() ? "" : "; " + note);
+  } else {
+    c.status = Status::Pass;
+    c.reason = counts + (unguarded.empty() ? "" : ", none with changed code (" + by + ")") + (note.empty() ? "" : "; " + note);
+  }
+  r.checks.push_back(c);
+  t.in_markdown = true;
+  if (!t.rows.empty()) r.tables.push_back(t);
+}
+
 void rejudge_timing(GateResult& r, const GateProfile& profile) {
   const TimingSettings s = timing_settings(profile);
   r.checks.clear();
@@ -160,6 +204,7 @@ void rejudge_timing(GateResult& r, const GateProfile& profile) {
     add_timing_output(r, m, index++);
     r.evidence += (r.evidence.empty() ? "" : " | ") + m.value("evidence", std::string());
   }
+  judge_coverage(r);
   r.details["role_budgets"] = s.role_budgets;
   r.details["alpha"] = s.alpha;
 }

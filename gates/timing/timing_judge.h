@@ -34,7 +34,13 @@ void judge_timing_row(nlohmann::json& row, double alpha);
 // the model's own (FAIL when nothing was timed) and one per budgeted role.
 std::vector<Check> judge_timing_evidence(nlohmann::json& model, const TimingSettings& s);
 
-// Re-judges a whole timing result from details.models under `profile` (checks, evidence).
+// The check "coverage" and the "unguarded" table (landing.md) from details["coverage"]
+// (timing/kernel_coverage.h): INCONCLUSIVE when a kernel no traced run launched has changed code
+// (or its change cannot be told), PASS otherwise, SKIPPED when the kernel list was unknown.
+void judge_coverage(GateResult& r);
+
+// Re-judges a whole timing result from details.models and details.coverage under `profile`
+// (checks, evidence, rows and tables).
 void rejudge_timing(GateResult& r, const GateProfile& profile);
 
 }  // namespace pfx::gates

@@ -290,3 +290,53 @@ TEST_F(Import, SuiteRunsOfBothHostsAreJoined) {
   EXPECT_EQ(s.status, Status::Pass) << s.reason;
   EXPECT_TRUE(has(s.evidence, "suite 2/0/0 (passed/failed/skipped) over 2 joined runs")) << s.evidence;
 }
+
+TEST_F(Import, EnvironmentShowsEachGatesHostGpuDriverAndClockRange) {
+  auto r = bound("parity", "PASS");
+  r["host"]["sm_clock_range_mhz"] = {1755, 1980};
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  import();
+  std::ifstream in(reports_ / kCand / "landing.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  EXPECT_TRUE(has(md, "| parity ran on | gpu-host — GPU NVIDIA H200")) << md;
+  EXPECT_TRUE(has(md, "driver 570")) << md;
+  EXPECT_TRUE(has(md, "; SM clock 1755-1980 MHz")) << md;
+}
+
+TEST_F(Import, ImportedFiguresAreRebuiltFromTheEvidence) {
+  // A forged headline row (+50%) beside pairs that show a 1% slowdown: the report shows the pairs.
+  auto r = bound("ab", "PASS");
+  json pairs = json::array();
+  for (int i = 0; i < 8; ++i)
+    pairs.push_back({{"baseline", {{"tps", {{"pp512", 1000.0}}}}}, {"candidate", {{"tps", {{"pp512", 990.0}}}}}, {"throttled", false}});
+  r["details"]["pairs"] = pairs;
+  r["rows"] = json::array({{{"metric", "pp512 tok/s"}, {"baseline", {{"value", 1000.0}}}, {"candidate", {{"value", 1500.0}}},
+                            {"delta_pct", 50.0}, {"headline", true}}});
+  r["checks"] = json::array({check("ab", "PASS")});
+  write("ab.json", r);
+  import();
+  const auto ab = gate("ab");
+  const Row* h = ab.headline();
+  ASSERT_NE(h, nullptr);
+  EXPECT_DOUBLE_EQ(*h->candidate.value, 990.0);
+  ASSERT_TRUE(h->delta_pct.has_value());
+  EXPECT_NEAR(*h->delta_pct, -1.0, 1e-9) << "the paired median of ratios, the gate's one Δ";
+}
+
+TEST_F(Import, ParityMustCoverEveryGemmVariantOfTheCandidate) {
+  {
+    auto rec = record();
+    rec.candidate["version"] = {{"capabilities", {{"gemm_variants", {"pipelined", "fused"}}}}};
+    Ledger(reports_).update(rec);
+  }
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  std::vector<std::string> missing;
+  for (const auto& c : p.checks)
+    if (has(c.reason, "missing from the imported result")) missing.push_back(c.name);
+  EXPECT_EQ(missing, (std::vector<std::string>{"hello gemm=fused", "ids gemm=fused"}));
+}

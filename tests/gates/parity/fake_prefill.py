@@ -8,6 +8,8 @@ contract, with cheap deterministic arithmetic. behaviour.json next to it plants 
   residual_dump       advertise capabilities.residual_dump (false: an older build, option unknown)
   dump_fails          `--dump-residual` runs exit 1
   flaky               the logits perturbation vanishes when --dump-residual is given
+  gemm_variants       advertise capabilities.gemm_variants (default first); `--gemm` must name one
+  perturb_gemm        {variant: relative perturbation} of the fast path run with --gemm variant
 
 Every call appends its arguments as one JSON line to calls.log next to it."""
 import json
@@ -90,6 +92,11 @@ def logits(o):
     for p in range(len(toks)):
         vals += [5.0 * math.cos(0.2 * (v + 1) * (p + 1)) for v in range(VOCAB)]
     perturb = B.get("perturb_fast", 0.0)
+    gemm = o.get("--gemm")
+    if gemm is not None:
+        if path != "fast" or gemm not in B.get("gemm_variants", []):
+            die("--gemm: %r is not a GEMM variant of this build" % gemm, 4)
+        perturb += B.get("perturb_gemm", {}).get(gemm, 0.0)
     if path == "fast" and perturb and not (B.get("flaky") and dump is not None):
         for p in range(len(toks)):
             vals[p * VOCAB + 1] += perturb * 5.0
@@ -108,6 +115,8 @@ def main():
         caps = {"subcommands": ["logits"], "backends": ["cpu", "cuda"], "paths": ["fast", "generic"]}
         if B.get("residual_dump", True):
             caps["residual_dump"] = "blk.N.posP.npy"
+        if "gemm_variants" in B:
+            caps["gemm_variants"] = B["gemm_variants"]
         print(json.dumps({"name": "prefill", "version": "0.0.1", "commit": "fake", "dirty": False, "capabilities": caps}))
     elif argv[:1] == ["logits"]:
         logits(options(argv[1:]))
