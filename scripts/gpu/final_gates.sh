@@ -7,7 +7,7 @@
 #       the baseline build, one `landing gate` per gate (each result is kept even when a later gate
 #       runs out of time), judged by HARNESS: a landing binary (gates/landing/harness.h) that is
 #       not the candidate's own — the baseline's, when it is new enough to pin (it must answer
-#       `landing version --json` with capabilities.judging "harness"), else one built from a
+#       `landing --version --json` with capabilities.judging "harness"), else one built from a
 #       reviewed commit other than the candidate. Archives as scripts/gpu/stage_build.sh packs them
 #       (one top folder, e.g. build-gpu/, holding engine/cli/prefill …). The profile ($PROFILE,
 #       default profiles/gates/default.yaml) must be the very file the report here was made with:
@@ -24,7 +24,8 @@
 # Time: each call stops starting work at CAP_S seconds (gates 540, demos: RACE_CAP_S 170 for the
 # race part, CALIB_CAP_S 300 for the calibration) and always ends with its elapsed time and a short
 # table. At most 4 files land in $OUT (the rest is inside the .tar.xz). Fixtures: $PFX_FIXTURES
-# (default .carry/fixtures). Exit: 0 done (read the table), 4 usage, 5 a missing input.
+# (default .carry/fixtures), or $FIXTURES_ARCHIVE (a .tar.xz of ../shared/fixtures' models/ and
+# oracle/ under one top folder), unpacked first. Exit: 0 done (read the table), 4 usage, 5 a missing input.
 set -uo pipefail
 t0=$SECONDS
 usage() { echo "final_gates: $*" >&2; sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 4; }
@@ -36,6 +37,12 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 work=${FINAL_WORK:-/tmp/pfx-final}
 export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/fixtures}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+if [[ -n ${FIXTURES_ARCHIVE:-} ]]; then
+  [[ -f $FIXTURES_ARCHIVE ]] || { echo "final_gates: FIXTURES_ARCHIVE=$FIXTURES_ARCHIVE: no such archive" >&2; exit 5; }
+  rm -rf "$work/fixtures" && mkdir -p "$work/fixtures"
+  tar xJf "$FIXTURES_ARCHIVE" -C "$work/fixtures" --strip-components=1 || { echo "final_gates: $FIXTURES_ARCHIVE does not unpack" >&2; exit 5; }
+  export PFX_FIXTURES=$work/fixtures
+fi
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -59,8 +66,8 @@ if [[ $mode == gates ]]; then
   unpack "$cand_archive" "$work/candidate"
   [[ -x $harness ]] || die "$harness: no landing binary (the judging harness)"
   harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
-  "$harness" version --json > "$work/harness.json" 2>/dev/null && grep -q '"harness"' "$work/harness.json" ||
-    die "$harness predates harness pinning (no capabilities.judging \"harness\" in \`landing version --json\`): pass a landing built from a reviewed commit that has it"
+  "$harness" --version --json > "$work/harness.json" 2>/dev/null && grep -q '"harness"' "$work/harness.json" ||
+    die "$harness predates harness pinning (no capabilities.judging \"harness\" in \`landing --version --json\`): pass a landing built from a reviewed commit that has it"
   for side in baseline candidate; do
     [[ -x $work/$side/engine/cli/prefill ]] || die "$side archive holds no engine/cli/prefill"
   done
