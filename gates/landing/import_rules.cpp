@@ -20,7 +20,8 @@ namespace {
 std::string short_hash(const std::string& h) { return h.empty() ? "none" : h.substr(0, 12) + "…"; }
 
 // The check names the report's profile expects from a gate (each must be in the result).
-std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const json& candidate_version) {
+std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const json& candidate_version,
+                                         const GateResult& r) {
   if (gate == "parity") {
     std::vector<std::string> out;
     for (const auto& run : plan_parity_runs(p, case_names(p, gate), candidate_version).runs) out.push_back(run.check);
@@ -42,9 +43,12 @@ std::vector<std::string> expected_checks(const std::string& gate, const GateProf
     for (const auto& m : s.metrics) out.push_back(m == s.primary ? "ab" : "ab " + m);
     return out;
   }
-  if (gate == "timing") {  // every model, and the unguarded-kernel coverage (timing/kernel_coverage.h)
+  if (gate == "timing") {  // every model, and the unguarded-kernel coverage once any model was traced
     auto out = p.strings("timing", "models");
-    out.push_back("coverage");
+    bool traced = false;
+    for (const auto& c : r.checks)
+      for (const auto& m : out) traced |= c.name == m && c.status != Status::Skipped;
+    if (traced) out.push_back("coverage");
     return out;
   }
   if (gate == "suite") return {"ctest"};
@@ -138,7 +142,7 @@ GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, co
   for (const auto& c : r.checks) have.insert(c.name);
   const bool skipped_whole = r.checks.size() == 1 && r.checks[0].status == Status::Skipped && r.checks[0].name == r.gate;
   if (!skipped_whole)
-    for (const auto& name : expected_checks(r.gate, profile, candidate_version))
+    for (const auto& name : expected_checks(r.gate, profile, candidate_version, r))
       if (!have.count(name)) {
         Check m;
         m.name = name;

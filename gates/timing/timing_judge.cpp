@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/format.h"
 #include "core/rank_test.h"
@@ -194,7 +195,21 @@ void judge_coverage(GateResult& r) {
 
 void rejudge_timing(GateResult& r, const GateProfile& profile) {
   const TimingSettings s = timing_settings(profile);
-  r.checks.clear();
+  // Checks of models that left no evidence (not traced: SKIPPED, a failed run) stay as they were,
+  // except that a claimed PASS without evidence is a FAIL; every other check is derived below.
+  std::set<std::string> judged;
+  for (const auto& m : r.details["models"]) judged.insert(m.value("model", std::string()));
+  std::vector<Check> kept;
+  for (auto c : r.checks) {
+    if (judged.count(c.name) || c.name == "coverage" || c.name.find(" role ") != std::string::npos) continue;
+    if (c.status == Status::Pass || c.status == Status::Waived) {
+      c.status = Status::Fail;
+      c.waivable = false;
+      c.reason = "imported check claims it passed but its model has no timing evidence";
+    }
+    kept.push_back(c);
+  }
+  r.checks = kept;
   r.evidence.clear();
   r.rows.clear();  // the figures follow the judgement, never the imported file's own
   r.tables.clear();
