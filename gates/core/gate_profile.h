@@ -4,6 +4,7 @@
 // waiver can never slip in unseen.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,7 +23,8 @@ struct Waiver {
 
 class GateProfile {
  public:
-  // Throws pfx::Error naming the file and key on malformed YAML or schema violations.
+  // Throws pfx::Error naming the file, the line and the key on malformed YAML (base/yaml: at most
+  // 100k nodes with aliases expanded, no duplicate keys) or schema violations.
   static GateProfile load(const std::filesystem::path& path);
   static GateProfile parse(const std::string& yaml_text, const std::string& origin);
   static GateProfile from_json(const nlohmann::json& j, const std::string& origin);
@@ -54,12 +56,17 @@ class GateProfile {
 
  private:
   void validate();
+  // "<origin>: line N" for the node at JSON pointer `pointer` (or its nearest parent with a
+  // line); just the origin for a profile made from JSON.
+  std::string at(const std::string& pointer) const;
   nlohmann::json root_;
   std::string origin_;
+  std::map<std::string, int> lines_;  // JSON pointer -> 1-based line, from parse()
   std::vector<Waiver> waivers_;
 };
 
-// YAML text → JSON (plain scalars become bool/int/float where they parse as such).
+// YAML text → JSON (plain scalars become bool/int/float where they parse as such), through
+// base/yaml's bounded, duplicate-refusing load.
 nlohmann::json yaml_to_json(const std::string& yaml_text, const std::string& origin);
 
 struct ProfileChange {

@@ -15,6 +15,7 @@
 #include "trace/trace_cli.h"
 #endif
 #include "util/error.h"
+#include "util/escape.h"
 
 using namespace pfx::gates;
 
@@ -90,10 +91,11 @@ int main(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
   } catch (const cli::UsageError& e) {
-    std::cerr << who << ": " << e.what() << "\n(see " << who << " --help)\n";
+    std::cerr << pfx::escape_control(who) << ": " << pfx::escape_control(e.what()) << "\n(see "
+              << pfx::escape_control(who) << " --help)\n";
     return pfx::contract::kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << who << ": error: " << e.what() << "\n";
+    std::cerr << pfx::escape_control(who) << ": error: " << pfx::escape_control(e.what()) << "\n";
     return pfx::contract::kExitError;
   }
 }

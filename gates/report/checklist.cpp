@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "util/escape.h"
+
 namespace pfx::gates {
 
 std::string render_checklist(const LandingRecord& r) {
@@ -39,7 +41,7 @@ std::string render_checklist(const LandingRecord& r) {
     o << "Missing before merge:\n";
     for (const auto& t : todo) o << "  - " << t << "\n";
   }
-  return o.str();
+  return escape_control(o.str());  // printed to a terminal: reasons may carry candidate output
 }
 
 }  // namespace pfx::gates

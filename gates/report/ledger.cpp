@@ -1,10 +1,6 @@
 // Reports ledger (see ledger.h).
 #include "report/ledger.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 
@@ -13,23 +9,21 @@
 #include "report/junit_out.h"
 #include "report/markdown.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx::gates {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-Ledger::Ledger(fs::path reports_dir) : dir_(std::move(reports_dir)) {
-  fs::create_directories(dir_);
-  const fs::path lock = dir_ / ".landing.lock";
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) fail(lock.string(), ": cannot open the reports lock file");
-  if (::flock(lock_fd_, LOCK_EX) != 0) fail(lock.string(), ": cannot lock");
+namespace {
+const fs::path& created(const fs::path& dir) {
+  fs::create_directories(dir);
+  return dir;
 }
+}  // namespace
 
-Ledger::~Ledger() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
-}
+Ledger::Ledger(fs::path reports_dir) : dir_(std::move(reports_dir)), lock_(created(dir_) / ".landing.lock") {}
 
 json Ledger::index() const {
   const fs::path p = dir_ / "index.json";
@@ -139,21 +133,18 @@ std::string render_index_md(const json& idx) {
        "landing.json and junit.xml.\n\n";
   for (const auto& e : entries) {
     const std::string verdict = e.value("verdict", "");
-    o << "- **" << e.value("seq", 0) << "** · [" << e.value("id", "") << "](" << e.value("id", "") << "/landing.md) · candidate "
-      << e.value("candidate_sha", "").substr(0, 12) << " (" << e.value("candidate_rev", "") << ") vs baseline "
-      << e.value("baseline_sha", "").substr(0, 12) << " · " << (verdict == "PASS" ? "✅" : verdict == "FAIL" ? "❌" : "⏳") << " **"
-      << verdict << "**";
+    // Every field is from a record the candidate's run produced: escaped (util/escape.h).
+    const std::string id = markdown_cell(e.value("id", ""));
+    o << "- **" << e.value("seq", 0) << "** · [" << id << "](" << id << "/landing.md) · candidate "
+      << markdown_cell(e.value("candidate_sha", "").substr(0, 12)) << " (" << markdown_cell(e.value("candidate_rev", ""))
+      << ") vs baseline " << markdown_cell(e.value("baseline_sha", "").substr(0, 12)) << " · " << (verdict == "PASS" ? "✅" : verdict == "FAIL" ? "❌" : "⏳") << " **"
+      << markdown_cell(verdict) << "**";
     const auto& h = e["headline"];
     if (h.is_object())
-      o << " · " << h.value("metric", std::string()) << " " << fixed(h.value("before", 0.0), 1) << " → " << fixed(h.value("after", 0.0), 1)
+      o << " · " << markdown_cell(h.value("metric", std::string())) << " " << fixed(h.value("before", 0.0), 1) << " → " << fixed(h.value("after", 0.0), 1)
         << " (" << signed_pct(h.value("delta_pct", 0.0)) << ")";
-    o << " · " << e.value("created", "") << "\n";
-    for (const auto& f : e.value("failing", json::array())) {
-      std::string line = f.get<std::string>();
-      for (auto& ch : line)
-        if (ch == '\n') ch = ' ';
-      o << "  - ❌ " << line << "\n";
-    }
+    o << " · " << markdown_cell(e.value("created", "")) << "\n";
+    for (const auto& f : e.value("failing", json::array())) o << "  - ❌ " << markdown_cell(f.get<std::string>()) << "\n";
   }
   return o.str();
 }

@@ -9,15 +9,13 @@
 #include <string>
 
 #include "report/landing_record.h"
+#include "util/file_lock.h"
 
 namespace pfx::gates {
 
 class Ledger {
  public:
   explicit Ledger(std::filesystem::path reports_dir);  // takes the lock (blocks while another holds it)
-  ~Ledger();
-  Ledger(const Ledger&) = delete;             // owns the lock file descriptor
-  Ledger& operator=(const Ledger&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
   // Reserves reports/<candidate_id>[-N]/ (created empty) and returns its name.
@@ -35,7 +33,7 @@ class Ledger {
  private:
   void write_index(const nlohmann::json& idx) const;
   std::filesystem::path dir_;
-  int lock_fd_ = -1;
+  FileLock lock_;  // <reports>/.landing.lock, held for the ledger's lifetime
 };
 
 // Writes landing.json, landing.md, landing.html and junit.xml of a record into `dir`.

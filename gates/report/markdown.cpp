@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/format.h"
+#include "util/escape.h"
 
 namespace pfx::gates {
 
@@ -18,15 +19,7 @@ std::string short_id(const json& build) {
   return build.value("id", sha.substr(0, 12));
 }
 
-std::string md_escape_cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
-    else out += c;
-  }
-  return out;
-}
+std::string md_escape_cell(const std::string& s) { return markdown_cell(s); }
 
 std::string gpu_line(const json& env) {
   if (!env.is_object()) return "unknown";
@@ -106,9 +99,11 @@ std::string render_markdown(const LandingRecord& r) {
   for (const auto& g : r.gates)
     if (const GateInfo* info = gate_info(g.gate); info && info->evidence_in_result_line && !g.evidence.empty() && g.status != Status::Skipped)
       md << "; " << g.evidence;
-  md << ". Candidate: " << r.candidate.value("sha", std::string()).substr(0, 12) << " (" << r.candidate.value("rev", std::string())
+  md << ". Candidate: " << md_escape_cell(r.candidate.value("sha", std::string()).substr(0, 12)) << " ("
+     << md_escape_cell(r.candidate.value("rev", std::string()))
      << (r.candidate.value("worktree", false) ? ", uncommitted working tree" : "") << "). Baseline: "
-     << r.baseline.value("sha", std::string()).substr(0, 12) << " (" << r.baseline.value("rev", std::string()) << "). Date: " << r.created
+     << md_escape_cell(r.baseline.value("sha", std::string()).substr(0, 12)) << " ("
+     << md_escape_cell(r.baseline.value("rev", std::string())) << "). Date: " << md_escape_cell(r.created)
      << ".\n\n";
 
   md << "## 4. Verification\n\n";
@@ -141,7 +136,7 @@ std::string render_markdown(const LandingRecord& r) {
     md << "\n### " << g.gate << " — " << to_string(g.status) << "\n\n" << g.reason << "\n";
     if (g.host.is_object() && g.host.contains("host") && r.environment.is_object() &&
         g.host.value("host", std::string()) != r.environment.value("host", std::string()))
-      md << "\nRan on host " << g.host.value("host", std::string()) << " (GPU: " << gpu_line(g.host) << ").\n";
+      md << "\nRan on host " << md_escape_cell(g.host.value("host", std::string())) << " (GPU: " << gpu_line(g.host) << ").\n";
     if (!g.checks.empty()) {
       md << "\n| check | status | evidence |\n|---|---|---|\n";
       size_t shown = 0;
@@ -190,14 +185,15 @@ std::string render_markdown(const LandingRecord& r) {
 
   md << "\n## Environment\n\n| | |\n|---|---|\n";
   const auto& e = r.environment;
-  md << "| host | " << e.value("host", std::string("?")) << " — " << md_escape_cell(e.value("cpu", std::string("?"))) << ", "
+  md << "| host | " << md_escape_cell(e.value("host", std::string("?"))) << " — " << md_escape_cell(e.value("cpu", std::string("?"))) << ", "
      << e.value("cores", 0) << " cores, " << fixed(e.value("memory_gib", 0.0), 0) << " GiB |\n";
-  md << "| OS | " << e.value("os", std::string("?")) << " |\n";
+  md << "| OS | " << md_escape_cell(e.value("os", std::string("?"))) << " |\n";
   md << "| GPU | " << md_escape_cell(gpu_line(e)) << " |\n";
   md << "| CUDA toolkit | " << md_escape_cell(e.value("nvcc", std::string("?"))) << " |\n";
   md << "| CMake | " << md_escape_cell(e.value("cmake", std::string("?"))) << " |\n";
   for (const auto* b : {&r.baseline, &r.candidate}) {
-    md << "| " << b->value("label", std::string()) << " | " << b->value("sha", std::string()) << " (" << b->value("rev", std::string())
+    md << "| " << md_escape_cell(b->value("label", std::string())) << " | " << md_escape_cell(b->value("sha", std::string())) << " ("
+       << md_escape_cell(b->value("rev", std::string()))
        << ")" << (b->value("worktree", false) ? " + uncommitted change" : "") << "; build "
        << (b->value("ok", false) ? (b->value("cached", false) ? "cached" : "built in " + fixed(b->value("seconds", 0.0), 0) + " s")
                                   : std::string("FAILED"))
@@ -210,12 +206,14 @@ std::string render_markdown(const LandingRecord& r) {
   md << "| gate profile | `" << r.profile_path << "` (candidate's) |\n";
   for (const auto& g : r.gates)
     if (g.host.is_object() && g.host.contains("host") && g.host.value("host", std::string()) != e.value("host", std::string()))
-      md << "| " << g.gate << " ran on | " << g.host.value("host", std::string()) << " — GPU " << md_escape_cell(gpu_line(g.host)) << " |\n";
+      md << "| " << g.gate << " ran on | " << md_escape_cell(g.host.value("host", std::string())) << " — GPU " << md_escape_cell(gpu_line(g.host)) << " |\n";
   for (const auto& imp : r.imports)
     md << "| imported | " << md_escape_cell(imp.value("from", std::string())) << " at " << imp.value("time", std::string()) << ": "
        << md_escape_cell(imp.value("gates", json::array()).dump()) << " |\n";
   md << "\nFiles: `landing.json` (every number and raw sample), `landing.html`, `junit.xml`.\n";
-  return md.str();
+  // Fields not laid out above (reasons, evidence) may carry candidate output: no control bytes
+  // reach a reader's terminal or viewer (hostile input, issue 12).
+  return escape_control(md.str());
 }
 
 }  // namespace pfx::gates
