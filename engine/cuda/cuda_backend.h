@@ -22,10 +22,12 @@ const char* path_name(Path);
 
 // The fast path's prefill GEMM variants (every one computes the same arithmetic as generic):
 //   Pipelined — dequantize + cuBLAS, the next weight dequantized on a side stream meanwhile;
-//   Fused     — the fused quantized kernels of kernels/gemm_fast.h on the raw GGUF blocks.
+//   Fused     — kernels/gemm_ws.h: warp-specialized TMA/wgmma kernels on weights repacked at
+//               load (same bits), dequantized in registers; gate and up fused with SwiGLU;
+//   Staged    — kernels/gemm_fast.h: raw GGUF blocks staged and dequantized in shared memory.
 // Chosen per backend (CLI: --gemm), never by the environment; the CLI lists the names in
 // `prefill --version --json` as capabilities.gemm_variants.
-enum class FastGemm { Pipelined, Fused };
+enum class FastGemm { Pipelined, Fused, Staged };
 inline constexpr FastGemm kDefaultFastGemm = FastGemm::Pipelined;
 const char* fast_gemm_name(FastGemm);
 // Every variant, in a fixed order (the capability list).

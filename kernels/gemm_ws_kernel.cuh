@@ -1,0 +1,251 @@
+// The warp-specialized fused quantized GEMM (kernels/gemm_ws.h): Yᵀ = W · Xᵀ, the weight as the
+// wgmma M side, dequantized straight into registers in the A-fragment layout.
+//
+// One persistent CTA per SM walks output tiles of 128 weight rows × BN tokens (tile = m + Mt·n: the
+// CTAs running at one time share the X tile through L2). Three warpgroups:
+//   producer (warpgroup 0, 40 registers): one thread streams each k-tile (64 wide) into a ring of
+//     S shared-memory stages: the X tile [BN tokens][64] fp16 by a tensor-map copy (128-byte
+//     swizzle, rows past T zero-filled) and the repacked weight bytes of both 64-row panels
+//     (kernels/gemm_ws_layout.cuh) by two bulk copies, all completing on the stage's `full`
+//     mbarrier;
+//   consumers (warpgroups 1, 2: panel 0, 1; 232 registers): per k-tile, wait `full`, load the
+//     thread's weight words and scales (one or two 16-byte shared loads), then for each of the 4
+//     k16 steps decode the exact fp16 A fragment and issue wgmma m64nBNk16 (A registers, B = the
+//     X stage, fp32 accumulators). Up to 3 MMAs stay in flight while the next fragment is decoded:
+//     the decode of step s of k-tile i waits only for step s of k-tile i-1 (the MMA that last read
+//     those A registers); the stage of k-tile i-1 is released (`empty`, one arrival per consumer
+//     warp) once step 3 of k-tile i-1 is complete. The epilogue stores from the accumulators while
+//     the producer already fills the next tile's stages.
+// Summation order: every output is one fp32 accumulator over k in increasing order, k16 steps by
+// the tensor cores, exactly as cuBLAS accumulates the generic path's fp16 weights (no split-K).
+#pragma once
+#include <cuda.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/elementwise_math.cuh"
+#include "kernels/gemm_ws_layout.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/race_stress.cuh"
+#include "kernels/sm90.h"
+
+namespace pfx::kernels::dev {
+
+enum WsMode : int { kWsStoreF32 = 0, kWsAccumulateF32 = 1, kWsStoreF16 = 2, kWsSwiglu = 3 };
+
+struct WsParams {
+  const uint8_t* w;  // repacked weights
+  int64_t n_groups;  // K / kGroupK
+  int m_tiles;       // 128-row panel pairs
+  int t_tiles;       // BN-token tiles
+  int nk;            // K / 64
+  int T;             // tokens
+  int n_out;         // output columns: the matrix's rows (SwiGLU: half of them)
+  void* y;           // [T, n_out]: fp32 (StoreF32, AccumulateF32) or fp16
+  int mode;          // WsMode
+};
+
+// Tile shape, ring depth and shared memory of one instantiation.
+template <int kBN, class L>
+struct WsCfg {
+  static constexpr int BM = 128, BN = kBN, BK = 64;
+  static constexpr int kThreads = 384;  // producer + 2 consumer warpgroups
+  static constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+  static constexpr int kXStageBytes = BN * BK * 2;                              // [BN][64] fp16, swizzled rows of 128 B
+  static constexpr int kWStageBytes = 2 * L::kQuantBytes + 2 * L::kScaleBytes;  // both panels
+  static constexpr int kTxBytes = kXStageBytes + kWStageBytes;                  // what `full` counts
+  static constexpr int kBudget = ::pfx::kernels::sm90::kMaxSmemPerBlock - 1024 /* 1024-byte alignment slack */;
+  static constexpr int kStagesFit = (kBudget - 8) / (kXStageBytes + kWStageBytes + 16);
+  static constexpr int S = kStagesFit > 10 ? 10 : kStagesFit;
+  static constexpr int kSmemBytes = 1024 + S * (kXStageBytes + kWStageBytes) + (2 * S + 1) * 8;
+
+  static_assert(BN % 64 == 0 && BN >= 64 && BN <= 256, "wgmma n: 64, 128, 192 or 256 tokens");
+  static_assert(kXStageBytes % 1024 == 0, "X stages keep the 1024-byte alignment of the 128-byte swizzle");
+  static_assert(kWStageBytes % 16 == 0 && L::kQuantBytes % 16 == 0 && L::kScaleBytes % 16 == 0,
+                "bulk copies move 16-byte multiples to 16-byte aligned addresses");
+  static_assert(S >= 3, "at least three stages in the ring");
+  static_assert(kSmemBytes <= ::pfx::kernels::sm90::kMaxSmemPerBlock, "ring exceeds 227 KiB of shared memory");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 256 <= ::pfx::kernels::sm90::kRegistersPerSm,
+                "setmaxnreg split exceeds the register file");
+};
+
+template <int kBN>
+__device__ __forceinline__ void ws_wgmma(float (&acc)[kBN / 2], const uint32_t (&a)[4], uint64_t desc_b) {
+  if constexpr (kBN == 64)
+    wgmma_rs_m64n64k16(acc, a, desc_b, 1);
+  else if constexpr (kBN == 128)
+    wgmma_rs_m64n128k16(acc, a, desc_b, 1);
+  else
+    wgmma_rs_m64n256k16(acc, a, desc_b, 1);
+}
+
+// Stores the warpgroup's 64 × BN accumulator tile. Each pair of lanes (g, g^1) swaps one value so
+// that a thread holds two adjacent output columns of one token: 8-byte (4-byte fp16) stores.
+template <int kBN>
+__device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc)[kBN / 2], int row0, int t0, int lane,
+                                            int warp) {
+  const int g = lane >> 2, c = lane & 3;
+  const bool even = (g & 1) == 0;
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j) {
+    const int t_even = t0 + 8 * j + 2 * c;
+    if (p.mode == kWsSwiglu) {
+      // Rows g (gate) and g + 8 (up) of the warp's 16 are one output column (interleaved repack).
+      const float a_even = swiglu_f32(acc[4 * j + 0], acc[4 * j + 2]);
+      const float a_odd = swiglu_f32(acc[4 * j + 1], acc[4 * j + 3]);
+      const float recv = __shfl_xor_sync(0xffffffffu, even ? a_odd : a_even, 4);
+      const int col = row0 / 2 + 8 * warp + g;  // this thread's output column
+      const int t = even ? t_even : t_even + 1, col0 = even ? col : col - 1;
+      if (t < p.T && col0 < p.n_out)
+        *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.y) + static_cast<int64_t>(t) * p.n_out + col0) =
+            even ? pack_half2_rn(a_even, recv) : pack_half2_rn(recv, a_odd);
+    } else {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
+        const int n = row0 + 16 * warp + g + 8 * h;
+        const int t = even ? t_even : t_even + 1, n0 = even ? n : n - 1;
+        if (t >= p.T || n0 >= p.n_out) continue;
+        const float lo = even ? v0 : recv, hi = even ? recv : v1;
+        const int64_t off = static_cast<int64_t>(t) * p.n_out + n0;
+        if (p.mode == kWsStoreF16) {
+          *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.y) + off) = pack_half2_rn(lo, hi);
+        } else {
+          float2* dst = reinterpret_cast<float2*>(static_cast<float*>(p.y) + off);
+          if (p.mode == kWsAccumulateF32) {
+            const float2 old = *dst;
+            *dst = make_float2(__fadd_rn(old.x, lo), __fadd_rn(old.y, hi));
+          } else {
+            *dst = make_float2(lo, hi);
+          }
+        }
+      }
+    }
+  }
+}
+
+template <int kType, int kBN>
+__global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
+    k_gemm_ws(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  using L = WsLayout<kType>;
+  using Cfg = WsCfg<kBN, L>;
+  using Decode = typename WsDecoder<kType>::type;
+  constexpr int S = Cfg::S, BN = Cfg::BN;
+  extern __shared__ uint8_t smem_dyn[];
+  // Offset, not an integer round trip, so the compiler keeps the shared address space (LDS).
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
+  uint8_t* const xs = smem;                               // [S][BN][128] swizzled fp16
+  uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] repacked weights
+  const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
+  const uint32_t empty0 = full0 + 8 * S;                          // [S + 1] mbarriers (S: see `prev`)
+  const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
+  const int tiles = p.m_tiles * p.t_tiles;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 8);  // one arrival per consumer warp
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (tid != 0) return;
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+      for (int kt = 0; kt < p.nk; ++kt) {
+        mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
+        PFX_RACE_STRESS_POINT(1);
+        const uint32_t bar = full0 + 8 * stage;
+        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
+        const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
+        bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups), 2 * L::kQuantBytes, bar);
+        if constexpr (L::kScaleBytes > 0)
+          bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
+        if (++stage == S) stage = 0, phase ^= 1;
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<Cfg::kConsumerRegs>();
+  const int panel = wg - 1, warp = tid >> 5, lane = tid & 31;
+  // The stage of the previous k-tile, released during the next one (at its last step, when all
+  // its MMAs are done; across tiles, so the epilogue keeps one stage). Before the first k-tile it
+  // names the spare barrier S that nobody waits on: the release needs no branch on the k-tile,
+  // which would make ptxas serialize the wgmma pipeline (C7513).
+  int stage = 0, prev = S;
+  uint32_t phase = 0;
+  float acc[BN / 2];
+  uint32_t a[4][4];
+#pragma unroll
+  for (int s = 0; s < 4; ++s)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[s][i] = 0;
+  const auto release = [&](int st) {
+    PFX_RACE_STRESS_POINT(3);
+    __syncwarp();
+    if (lane == 0) mbar_arrive(empty0 + 8 * st);
+  };
+
+  // Descriptor of X stage 0; a stage adds kXStageBytes, a k16 step 32 bytes (in 16-byte units in
+  // the descriptor's address field, which cannot carry: shared addresses stay below 2^18).
+  const uint64_t xdesc0 = wgmma_desc_sw128(smem_addr(xs));
+  const int quad0 = lane & ~3;
+
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    for (int kt = 0; kt < p.nk; ++kt) {
+      mbar_wait(full0 + 8 * stage, phase);
+      PFX_RACE_STRESS_POINT(2);
+      const uint8_t* wq = ws + stage * Cfg::kWStageBytes + panel * L::kQuantBytes;
+      const uint8_t* wsc = ws + stage * Cfg::kWStageBytes + 2 * L::kQuantBytes + panel * L::kScaleBytes;
+      const int kt_in = kt % L::kTiles;
+      Decode dec;
+      if constexpr (Decode::kQuadScales) {
+        float v0, v1;
+        Decode::lane_scales(wsc, tid, kt_in, v0, v1);
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+          dec.set_scale(c, __shfl_sync(0xffffffffu, v0, quad0 | c), __shfl_sync(0xffffffffu, v1, quad0 | c));
+      }
+      dec.load(wq, wsc, tid, kt_in);
+      const uint64_t xdesc = xdesc0 + static_cast<uint64_t>((stage * Cfg::kXStageBytes) >> 4);
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        wgmma_wait<3>();  // step s of the previous k-tile is done: a[s] may be overwritten
+        fence_operands(a[s]);
+        if (s == 3) release(prev);  // every MMA of the previous k-tile is done
+        dec.step(s, a[s]);
+        wgmma_fence();
+        ws_wgmma<BN>(acc, a[s], xdesc + 2 * s);
+        wgmma_commit();
+      }
+      prev = stage;
+      if (++stage == S) stage = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    fence_operands(acc);
+    PFX_RACE_STRESS_POINT(4);
+    ws_epilogue<BN>(p, acc, mt * Cfg::BM + panel * 64, tt * BN, lane, warp);
+  }
+}
+
+// The repack (gemm_ws_repack): block (group, pair) writes that chunk, one 32-bit word per thread
+// and pass.
+template <int kType>
+__global__ void __launch_bounds__(256) k_gemm_ws_repack(const WsRowSource src, int64_t n_groups, uint32_t* out) {
+  constexpr int kWords = static_cast<int>(ws_group_bytes<WsLayout<kType>>() / 4);
+  const int64_t group = blockIdx.x, pair = blockIdx.y;
+  uint32_t* chunk = out + (pair * n_groups + group) * kWords;
+  for (int w = threadIdx.x; w < kWords; w += blockDim.x) chunk[w] = ws_repacked_word_at<kType>(src, pair, group, 4 * w);
+}
+
+}  // namespace pfx::kernels::dev

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# One H200 session for the warp-specialized fused GEMM (kernels/gemm_ws*): correctness first,
+# then kernel timings beside cuBLAS, then the 7B model end to end (every --gemm variant against
+# the generic path; pp512/pp2048/tg128). Runs from the repository root over a build carried from
+# a machine without a GPU (PFX_STATIC_RUNTIME=ON, Release; scripts/gpu/stage_build.sh):
+#   scripts/gpu/gemm_ws_run.sh BUILD_DIR OUT [stage ...]
+# Stages (default: info host gpu bench e2e): info host gpu sanitize bench e2e backend
+# Writes OUT/<stage>.log and OUT/summary.txt (printed last); every command has a timeout, so a
+# hung kernel costs its stage, not the session.
+set -uo pipefail
+build=$(cd "$1" && pwd); out=$2; shift 2
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info host gpu bench e2e)
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PATH=$PATH:/usr/local/cuda/bin
+export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/gemm/fixtures}
+prefill=$build/engine/cli/prefill
+tests=$build/tests/kernels/gemm
+model7b=/tmp/pfx-7b-q4km.gguf
+summary=$out/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+run_stage() {  # NAME SECONDS CMD...
+  local name=$1 secs=$2; shift 2
+  local t0=$SECONDS
+  timeout "$secs" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  note "stage $name: rc=$rc ($((SECONDS - t0)) s)"
+  grep -E '^\[  (PASSED|FAILED)  \]' "$out/$name.log" | sed 's/^/    /' | sort -u | head -12 | tee -a "$summary" >/dev/null
+  return $rc
+}
+
+stage_info() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+  "$prefill" --version --json
+  # SASS check: the gemm_ws kernels must issue HGMMA (wgmma), not HMMA.
+  cuobjdump -sass "$prefill" 2>/dev/null | awk '/Function : .*k_gemm_ws[^_]/{f=$3} f && /HGMMA/{n[f]++} END{for (k in n) print n[k], "HGMMA in", k}' | sort -k4 | head -20
+}
+stage_host() { "$tests/test_gemm_fast_host" --gtest_filter='GemmWs*'; }
+stage_gpu() { "$tests/test_gemm_fast" --gtest_filter='GemmWs.*'; }
+stage_sanitize() {
+  local rc=0
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$tests/test_gemm_fast" --gtest_filter='GemmWs.SmallCaseForSanitizers' || rc=1
+  done
+  return $rc
+}
+stage_bench() { PFX_GEMM_VARIANTS=ws_ "$tests/gemm_bench" --reps 20 --csv "$out/bench.csv"; }
+stage_e2e() {
+  [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
+  local ids rc=0
+  ids=$(python3 -c "import random; random.seed(7); print(','.join(str(random.randrange(3, 32000)) for _ in range(128)))")
+  "$prefill" logits --backend cuda --path generic --model "$model7b" --tokens "$ids" --out /tmp/7b.generic.npy --force >/dev/null || return 1
+  for g in $("$prefill" --version --json | python3 -c "import json,sys; print(' '.join(json.load(sys.stdin)['capabilities']['gemm_variants']))"); do
+    "$prefill" logits --backend cuda --path fast --gemm "$g" --model "$model7b" --tokens "$ids" --out "/tmp/7b.$g.npy" --force >/dev/null || rc=1
+    python3 - "$g" <<'PY' || rc=1
+import numpy as np, sys
+g = sys.argv[1]
+f, r = np.load(f"/tmp/7b.{g}.npy"), np.load("/tmp/7b.generic.npy")
+rel = np.abs(f - r).max() / np.abs(r).max()
+print(f"7B parity fast/{g} vs generic (128 tokens): max|d|/max|ref| {rel:.3e}  bitwise {np.array_equal(f, r)}  top-1 {(f.argmax(1) == r.argmax(1)).mean()*100:.1f}%")
+raise SystemExit(0 if rel <= 1e-3 and np.isfinite(f).all() else 1)
+PY
+  done
+  for g in pipelined fused; do
+    "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 3 --path fast --gemm "$g" --json >"$out/bench7b-$g.json" || rc=1
+  done
+  python3 - "$out" <<'PY'
+import json, sys
+peer = {"pp512": 10338, "pp2048": 9875, "tg128": 289}
+for g in ("pipelined", "fused"):
+    try: j = json.load(open(f"{sys.argv[1]}/bench7b-{g}.json"))
+    except Exception as e: print(g, "no result:", e); continue
+    for r in j["results"]:
+        p = peer[r["test"]]
+        print(f"7B {g:9s} {r['test']:7s} {r['mean_tps']:10.1f} ± {r['stddev_tps']:7.1f} tok/s  ({r['mean_tps']/p:.2f}x llama.cpp {p})")
+PY
+  return $rc
+}
+stage_backend() { "$build/tests/engine/cuda/test_cuda_backend"; }
+
+declare -A limit=([info]=60 [host]=120 [gpu]=300 [sanitize]=300 [bench]=300 [e2e]=400 [backend]=400)
+for s in "${stages[@]}"; do run_stage "$s" "${limit[$s]:-300}" "stage_$s"; done
+echo
+note "== gemm_bench summary"
+sed -n '/== summary/,$p' "$out/bench.log" 2>/dev/null | tee -a "$summary"
+grep -h "7B " "$out/e2e.log" 2>/dev/null | tee -a "$summary"
+grep -h "HGMMA in" "$out/info.log" 2>/dev/null | head -3 | tee -a "$summary"
