@@ -49,6 +49,8 @@ struct WsVariantInfo {
   int tile_n;        // tokens per tile (the wgmma n)
   int stages;        // shared-memory ring depth
   int smem_bytes;    // dynamic shared memory per CTA
+  int sms_per_tile;  // 1: one CTA of two consumer warpgroups; 2: a 2-CTA cluster, one panel each
+  int ctas_per_sm;   // CTAs resident on one SM (2: one's epilogue under the other's MMAs)
 };
 const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
 // The variant gemm_ws / gemm_ws_swiglu run for T tokens over a matrix of `out_rows` MMA rows.

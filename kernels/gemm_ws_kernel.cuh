@@ -126,12 +126,79 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
   }
 }
 
+// One consumer warpgroup's k loop, shared by both kernels: per k-tile wait `full`, take the
+// thread's quants and its quad's scales from the stage, then per k16 step decode the A fragment
+// and issue the wgmma. The decode of step s waits only for step s of the previous k-tile (the MMA
+// that last read those registers: `wait_group 3`), and the previous k-tile's stage is released at
+// step 3, once all its MMAs are done. `prev` starts at the spare barrier S, so the release needs
+// no branch on the k-tile: ptxas serializes every wgmma (C7513) when one runs under a runtime
+// condition. The ring position carries over from tile to tile.
+template <int kType, int kBN, int S, int kXStageBytes, int kWStageBytes>
+struct WsConsumer {
+  using L = WsLayout<kType>;
+  using Decode = typename WsDecoder<kType>::type;
+  int stage = 0, prev = S;
+  uint32_t phase = 0;
+  uint32_t a[4][4];
+  uint64_t xdesc0;  // descriptor of X stage 0; a stage adds kXStageBytes, a k16 step 32 bytes
+  int tid, quad0;
+
+  __device__ __forceinline__ WsConsumer(const uint8_t* xs, int thread, int lane)
+      : xdesc0(wgmma_desc_sw128(smem_addr(xs))), tid(thread), quad0(lane & ~3) {
+#pragma unroll
+    for (int s = 0; s < 4; ++s)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[s][i] = 0;
+  }
+
+  // acc = Σ_k over the tile; the stage's quants of this warpgroup's panel at ws + quant_off, its
+  // scales at ws + scale_off. release(stage) frees a stage (one call per warp).
+  template <class Release>
+  __device__ __forceinline__ void tile(float (&acc)[kBN / 2], int nk, uint32_t full0, const uint8_t* ws, int quant_off,
+                                       int scale_off, const Release& release) {
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
+    for (int kt = 0; kt < nk; ++kt) {
+      mbar_wait(full0 + 8 * stage, phase);
+      PFX_RACE_STRESS_POINT(2);
+      const uint8_t* wq = ws + stage * kWStageBytes + quant_off;
+      const uint8_t* wsc = ws + stage * kWStageBytes + scale_off;
+      const int kt_in = kt % L::kTiles;
+      Decode dec;
+      if constexpr (Decode::kQuadScales) {
+        float v0, v1;
+        Decode::lane_scales(wsc, tid, kt_in, v0, v1);
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+          dec.set_scale(c, __shfl_sync(0xffffffffu, v0, quad0 | c), __shfl_sync(0xffffffffu, v1, quad0 | c));
+      }
+      dec.load(wq, wsc, tid, kt_in);
+      // In 16-byte units in the descriptor's address field, which cannot carry: shared addresses
+      // stay below 2^18.
+      const uint64_t xdesc = xdesc0 + static_cast<uint64_t>((stage * kXStageBytes) >> 4);
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        wgmma_wait<3>();  // step s of the previous k-tile is done: a[s] may be overwritten
+        fence_operands(a[s]);
+        if (s == 3) release(prev);  // every MMA of the previous k-tile is done
+        dec.step(s, a[s]);
+        wgmma_fence();
+        ws_wgmma<kBN>(acc, a[s], xdesc + 2 * s);
+        wgmma_commit();
+      }
+      prev = stage;
+      if (++stage == S) stage = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    fence_operands(acc);
+  }
+};
+
 template <int kType, int kBN>
 __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     k_gemm_ws(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
-  using Decode = typename WsDecoder<kType>::type;
   constexpr int S = Cfg::S, BN = Cfg::BN;
   extern __shared__ uint8_t smem_dyn[];
   // Offset, not an integer round trip, so the compiler keeps the shared address space (LDS).
@@ -175,67 +242,120 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
 
   setmaxnreg_inc<Cfg::kConsumerRegs>();
   const int panel = wg - 1, warp = tid >> 5, lane = tid & 31;
-  // The stage of the previous k-tile, released during the next one (at its last step, when all
-  // its MMAs are done; across tiles, so the epilogue keeps one stage). Before the first k-tile it
-  // names the spare barrier S that nobody waits on: the release needs no branch on the k-tile,
-  // which would make ptxas serialize the wgmma pipeline (C7513).
-  int stage = 0, prev = S;
-  uint32_t phase = 0;
-  float acc[BN / 2];
-  uint32_t a[4][4];
-#pragma unroll
-  for (int s = 0; s < 4; ++s)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) a[s][i] = 0;
+  WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, tid, lane);
   const auto release = [&](int st) {
     PFX_RACE_STRESS_POINT(3);
     __syncwarp();
     if (lane == 0) mbar_arrive(empty0 + 8 * st);
   };
-
-  // Descriptor of X stage 0; a stage adds kXStageBytes, a k16 step 32 bytes (in 16-byte units in
-  // the descriptor's address field, which cannot carry: shared addresses stay below 2^18).
-  const uint64_t xdesc0 = wgmma_desc_sw128(smem_addr(xs));
-  const int quad0 = lane & ~3;
-
+  float acc[BN / 2];
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-    for (int kt = 0; kt < p.nk; ++kt) {
-      mbar_wait(full0 + 8 * stage, phase);
-      PFX_RACE_STRESS_POINT(2);
-      const uint8_t* wq = ws + stage * Cfg::kWStageBytes + panel * L::kQuantBytes;
-      const uint8_t* wsc = ws + stage * Cfg::kWStageBytes + 2 * L::kQuantBytes + panel * L::kScaleBytes;
-      const int kt_in = kt % L::kTiles;
-      Decode dec;
-      if constexpr (Decode::kQuadScales) {
-        float v0, v1;
-        Decode::lane_scales(wsc, tid, kt_in, v0, v1);
-#pragma unroll
-        for (int c = 0; c < 4; ++c)
-          dec.set_scale(c, __shfl_sync(0xffffffffu, v0, quad0 | c), __shfl_sync(0xffffffffu, v1, quad0 | c));
-      }
-      dec.load(wq, wsc, tid, kt_in);
-      const uint64_t xdesc = xdesc0 + static_cast<uint64_t>((stage * Cfg::kXStageBytes) >> 4);
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        wgmma_wait<3>();  // step s of the previous k-tile is done: a[s] may be overwritten
-        fence_operands(a[s]);
-        if (s == 3) release(prev);  // every MMA of the previous k-tile is done
-        dec.step(s, a[s]);
-        wgmma_fence();
-        ws_wgmma<BN>(acc, a[s], xdesc + 2 * s);
-        wgmma_commit();
-      }
-      prev = stage;
-      if (++stage == S) stage = 0, phase ^= 1;
-    }
-    wgmma_wait<0>();
-    fence_operands(acc);
+    consumer.tile(acc, p.nk, full0, ws, panel * L::kQuantBytes, 2 * L::kQuantBytes + panel * L::kScaleBytes, release);
     PFX_RACE_STRESS_POINT(4);
     ws_epilogue<BN>(p, acc, mt * Cfg::BM + panel * 64, tt * BN, lane, warp);
   }
+}
+
+// ---- the cluster variant: one consumer warpgroup per CTA, two CTAs per panel pair -------------
+// A 2-CTA cluster computes the same 128 × BN tile as one CTA of k_gemm_ws, on two SMs: CTA rank r
+// consumes panel r with one consumer warpgroup, so twice as many SMs work on a shape with few
+// tiles (T = 512, N = 4096: 64 tiles), each at the wide tile's dequantization per MMA. The X tile
+// is shared as before, through the copy engine: each CTA's producer loads half of its rows and
+// multicasts them into both CTAs' stages, so L2 traffic stays that of the 128-row tile. A stage
+// is free only when the consumers of both CTAs have released it (each consumer warp arrives on
+// its own and its peer's `empty`: 8 arrivals), and no CTA leaves while its peer may still write
+// into it or arrive on its barriers (cluster barrier at the end).
+// kCtasPerSm 2: a shallower ring (3 stages) so that two CTAs share an SM and one's epilogue runs
+// under the other's MMAs.
+template <int kBN, class L, int kCtasPerSm>
+struct WsC2Cfg {
+  static constexpr int BM = 128, BN = kBN, BK = 64, kMinBlocks = kCtasPerSm;
+  static constexpr int kThreads = 160;  // consumer warpgroup (warps 0-3) + producer warp 4
+  static constexpr int kXStageBytes = BN * BK * 2;
+  static constexpr int kWStageBytes = L::kQuantBytes + L::kScaleBytes;  // this CTA's panel
+  static constexpr int kTxBytes = kXStageBytes + kWStageBytes;
+  static constexpr int kBudget = ::pfx::kernels::sm90::kSmemPerSm / kCtasPerSm - 1024 /* per-block reservation */ -
+                                 1024 /* 1024-byte alignment slack */;
+  static constexpr int kStagesFit = (kBudget - 8) / (kXStageBytes + kWStageBytes + 16);
+  static constexpr int S = kStagesFit > 10 ? 10 : kStagesFit;
+  static constexpr int kSmemBytes = 1024 + S * (kXStageBytes + kWStageBytes) + (2 * S + 1) * 8;
+  static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma n; half the box per CTA");
+  static_assert((BN / 2) * 128 % 1024 == 0, "each half of the X stage keeps the 1024-byte swizzle alignment");
+  static_assert(kWStageBytes % 16 == 0, "bulk copies move 16-byte multiples");
+  // Two stages suffice to make progress (a consumer holds at most the previous k-tile's stage
+  // while it waits for the next); three or more keep loads in flight.
+  static_assert(S >= 2, "at least two stages in the ring");
+  static_assert(kSmemBytes <= ::pfx::kernels::sm90::kMaxSmemPerBlock, "ring exceeds 227 KiB of shared memory");
+  static_assert(kCtasPerSm * (kSmemBytes + 1024) <= ::pfx::kernels::sm90::kSmemPerSm, "CTAs per SM exceed shared memory");
+};
+
+template <int kType, int kBN, int kCtasPerSm>
+__global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kThreads) __maxnreg__(kCtasPerSm == 2 ? 200 : 255)
+    k_gemm_ws_c2(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  using L = WsLayout<kType>;
+  using Cfg = WsC2Cfg<kBN, L, kCtasPerSm>;
+  constexpr int S = Cfg::S, BN = Cfg::BN;
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
+  uint8_t* const xs = smem;                        // [S][BN][128] swizzled fp16
+  uint8_t* const ws = xs + S * Cfg::kXStageBytes;  // [S][kWStageBytes] this panel's repacked weights
+  const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);
+  const uint32_t empty0 = full0 + 8 * S;  // [S + 1]: S is the spare of the first release
+  const uint32_t rank = cluster_ctarank(), peer = rank ^ 1u;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int tiles = p.m_tiles * p.t_tiles;
+  const int cluster = static_cast<int>(cluster_id_x()), clusters = static_cast<int>(cluster_count_x());
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 8);  // 4 own + 4 peer consumer warps
+    fence_mbarrier_init();
+  }
+  cluster_sync();  // the peer's barriers exist before any multicast or remote arrival
+
+  if (warp == 4) {
+    if (lane == 0) {
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int tile = cluster; tile < tiles; tile += clusters) {
+        const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+        for (int kt = 0; kt < p.nk; ++kt) {
+          mbar_wait_cluster(empty0 + 8 * stage, phase ^ 1);  // both CTAs' consumers are done with it
+          PFX_RACE_STRESS_POINT(1);
+          const uint32_t bar = full0 + 8 * stage;
+          mbar_arrive_expect_tx(bar, Cfg::kTxBytes);  // the whole X tile (half from the peer) + own weights
+          tma_load_2d_multicast(smem_addr(xs + stage * Cfg::kXStageBytes) + rank * (BN / 2) * 128, &xmap, kt * Cfg::BK,
+                                tt * BN + static_cast<int>(rank) * (BN / 2), bar, 0x3);
+          const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
+          bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups) + rank * L::kQuantBytes, L::kQuantBytes, bar);
+          if constexpr (L::kScaleBytes > 0)
+            bulk_copy_g2s(wdst + L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups) + rank * L::kScaleBytes,
+                          L::kScaleBytes, bar);
+          if (++stage == S) stage = 0, phase ^= 1;
+        }
+      }
+    }
+    __syncwarp();
+  } else {
+    WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, threadIdx.x, lane);
+    const auto release = [&](int st) {  // both CTAs' producers write this stage (the X multicast)
+      PFX_RACE_STRESS_POINT(3);
+      __syncwarp();
+      if (lane == 0) {
+        mbar_arrive(empty0 + 8 * st);
+        mbar_arrive_cluster(mapa_shared(empty0 + 8 * st, peer));
+      }
+    };
+    float acc[BN / 2];
+    for (int tile = cluster; tile < tiles; tile += clusters) {
+      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+      consumer.tile(acc, p.nk, full0, ws, 0, L::kQuantBytes, release);
+      PFX_RACE_STRESS_POINT(4);
+      ws_epilogue<BN>(p, acc, mt * Cfg::BM + static_cast<int>(rank) * 64, tt * BN, lane, warp);
+    }
+  }
+  cluster_sync();  // no CTA leaves while its peer may still write into it or arrive on its barriers
 }
 
 // The repack (gemm_ws_repack): block (group, pair) writes that chunk, one 32-bit word per thread

@@ -70,6 +70,23 @@ template <int kType>
 inline const bool ws_repack_launch_info_registered =
     register_ws_launch_info("k_gemm_ws_repack<" + std::to_string(kType) + ">", kWsRepackThreads, 0);
 
+// The kernels' parameters of one launch (tiles of 128 rows × kBN tokens).
+template <int kType, int kBN>
+WsParams ws_params(const detail::WsLaunch& a) {
+  using L = WsLayout<kType>;
+  WsParams p{};
+  p.w = static_cast<const uint8_t*>(a.w);
+  p.n_groups = a.K / L::kGroupK;
+  p.m_tiles = static_cast<int>(ws_pairs(a.out_rows));
+  p.t_tiles = static_cast<int>((a.T + kBN - 1) / kBN);
+  p.nk = static_cast<int>(a.K / 64);
+  p.T = static_cast<int>(a.T);
+  p.n_out = static_cast<int>(a.mode == kWsSwiglu ? a.out_rows / 2 : a.out_rows);
+  p.y = a.y;
+  p.mode = a.mode;
+  return p;
+}
+
 template <int kType, int kBN>
 void launch_ws(const detail::WsLaunch& a) {
   using L = WsLayout<kType>;
@@ -81,20 +98,49 @@ void launch_ws(const detail::WsLaunch& a) {
   }();
   (void)attr;
   (void)ws_launch_info_registered<kType, kBN>;
-  WsParams p{};
-  p.w = static_cast<const uint8_t*>(a.w);
-  p.n_groups = a.K / L::kGroupK;
-  p.m_tiles = static_cast<int>(ws_pairs(a.out_rows));
-  p.t_tiles = static_cast<int>((a.T + kBN - 1) / kBN);
-  p.nk = static_cast<int>(a.K / 64);
-  p.T = static_cast<int>(a.T);
-  p.n_out = static_cast<int>(a.mode == kWsSwiglu ? a.out_rows / 2 : a.out_rows);
-  p.y = a.y;
-  p.mode = a.mode;
+  const WsParams p = ws_params<kType, kBN>(a);
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
   k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType, int kBN, int kCtasPerSm>
+inline const bool ws_c2_launch_info_registered = register_ws_launch_info(
+    "k_gemm_ws_c2<" + std::to_string(kType) + ", " + std::to_string(kBN) + ", " + std::to_string(kCtasPerSm) + ">",
+    WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kThreads, WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kSmemBytes);
+
+// The cluster variant: clusters of 2 CTAs (one per 64-row panel of a tile), persistent over tiles.
+template <int kType, int kBN, int kCtasPerSm>
+void launch_ws_c2(const detail::WsLaunch& a) {
+  using L = WsLayout<kType>;
+  using Cfg = WsC2Cfg<kBN, L, kCtasPerSm>;
+  const auto kernel = &k_gemm_ws_c2<kType, kBN, kCtasPerSm>;
+  static const bool attr = [kernel] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)attr;
+  (void)ws_c2_launch_info_registered<kType, kBN, kCtasPerSm>;
+  const WsParams p = ws_params<kType, kBN>(a);
+  const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN / 2);  // each CTA loads half the rows
+  const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
+  const int64_t clusters = std::min<int64_t>(tiles, ws_sm_count() * kCtasPerSm / 2);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(2 * clusters));
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = a.stream;
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = 2;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  cfg.attrs = attrs;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map, p));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -114,13 +160,20 @@ void launch_ws_repack(const void* a, const void* b, int64_t rows, int64_t cols, 
 template <int kType, int kBN>
 detail::WsVariantEntry ws_variant_entry(const char* name) {
   using Cfg = WsCfg<kBN, WsLayout<kType>>;
-  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes}, &launch_ws<kType, kBN>};
+  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1}, &launch_ws<kType, kBN>};
+}
+
+template <int kType, int kBN, int kCtasPerSm>
+detail::WsVariantEntry ws_c2_variant_entry(const char* name) {
+  using Cfg = WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>;
+  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 2, kCtasPerSm}, &launch_ws_c2<kType, kBN, kCtasPerSm>};
 }
 
 template <int kType>
 detail::WsTypeEntry ws_type_entry() {
   using L = WsLayout<kType>;
-  return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256")},
+  return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256"),
+           ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256")},
           &launch_ws_repack<kType>,
           L::kGroupK,
           ws_group_bytes<L>()};

@@ -1,6 +1,7 @@
 // Y[T,N] = X16[T,K] · fp16(dequant(W[N,K]))ᵀ with fp32 accumulation, on either path, inside the
 // NVTX range named after the weight tensor. Every variant computes the same arithmetic.
-//   Generic: dequantize W to fp16 scratch, then cublasGemmEx — one after the other.
+//   Generic: dequantize W to fp16 scratch, then cuBLAS(Lt) without split-K (kernels/cublas_gemm.h)
+//     — one after the other.
 //   Fast, prefill (T > kGemvMaxT), variant "pipelined" (default): the same dequantize + cuBLAS,
 //     but the next weight of the forward's fixed GEMM schedule is dequantized on a side stream
 //     into the other of two scratch buffers while the current GEMM runs (events order the two:
@@ -24,6 +25,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/device_buffer.h"
+#include "kernels/cublas_gemm.h"
 
 struct cublasContext;
 
@@ -91,6 +93,7 @@ class GemmDispatch {
   // Fused variant: repacked weights, by source matrix (SwiGLU: by gate).
   std::unordered_map<const DeviceMatrix*, DeviceBuffer> packed_, packed_swiglu_;
   DeviceBuffer cublas_workspace_;
+  kernels::SequentialGemm sequential_;  // the GEMM of the generic path and the pipelined variant
   std::set<std::string> seen_;
   std::vector<std::string> fallbacks_;
 };
