@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
       for (int tile = cluster; tile < tiles; tile += clusters) {
         const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
         for (int kt = 0; kt < p.nk; ++kt) {
-          mbar_wait_cluster(empty0 + 8 * stage, phase ^ 1);  // both CTAs' consumers are done with it
+          mbar_wait(empty0 + 8 * stage, phase ^ 1);  // both CTAs' consumers are done with it
           PFX_RACE_STRESS_POINT(1);
           const uint32_t bar = full0 + 8 * stage;
           mbar_arrive_expect_tx(bar, Cfg::kTxBytes);  // the whole X tile (half from the peer) + own weights
@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
       __syncwarp();
       if (lane == 0) {
         mbar_arrive(empty0 + 8 * st);
-        mbar_arrive_cluster(mapa_shared(empty0 + 8 * st, peer));
+        mbar_arrive_remote(mapa_shared(empty0 + 8 * st, peer));
       }
     };
     float acc[BN / 2];
