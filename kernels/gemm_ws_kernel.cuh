@@ -14,7 +14,7 @@
 //     X stage, fp32 accumulators). Up to 3 MMAs stay in flight while the next fragment is decoded:
 //     the decode of step s of k-tile i waits only for step s of k-tile i-1 (the MMA that last read
 //     those A registers); the stage of k-tile i-1 is released (`empty`, one arrival per consumer
-//     warp) once step 3 of k-tile i-1 is complete. The epilogue stores from the accumulators while
+//     thread) once step 3 of k-tile i-1 is complete. The epilogue stores from the accumulators while
 //     the producer already fills the next tile's stages.
 // Summation order: every output is one fp32 accumulator over k in increasing order, k16 steps by
 // the tensor cores, exactly as cuBLAS accumulates the generic path's fp16 weights (no split-K).
@@ -82,11 +82,51 @@ __device__ __forceinline__ void ws_wgmma(float (&acc)[kBN / 2], const uint32_t (
 
 // Stores the warpgroup's 64 × BN accumulator tile. Each pair of lanes (g, g^1) swaps one value so
 // that a thread holds two adjacent output columns of one token: 8-byte (4-byte fp16) stores.
+// AccumulateF32 (y += acc: the residual adds of attn_output and ffn_down) loads the old values of
+// kAccChunk column groups before it stores any of them. Written as one load-add-store per value,
+// the compiler must keep each load behind the previous store (they may alias), and the epilogue
+// was a chain of dependent global round trips (H200 trace: attn_output 82 µs, attn_q 35 µs).
 template <int kBN>
 __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc)[kBN / 2], int row0, int t0, int lane,
                                             int warp) {
   const int g = lane >> 2, c = lane & 3;
   const bool even = (g & 1) == 0;
+  if (p.mode == kWsAccumulateF32) {
+    // 16 loads in flight per thread at BN 128; BN 256 (168 registers, 128 of them accumulators)
+    // spills with more than one group's two.
+    constexpr int kAccChunk = kBN <= 128 ? 8 : 1;
+    const int t_me = t0 + 2 * c + (even ? 0 : 1);             // this thread's token in group j = 0
+    const int n_me = row0 + 16 * warp + g - (even ? 0 : 1);   // its first output column (h = 0)
+    float* const y0 = static_cast<float*>(p.y) + static_cast<int64_t>(t_me) * p.n_out + n_me;
+    const int64_t group_stride = int64_t{8} * p.n_out;        // 8 tokens
+#pragma unroll
+    for (int j0 = 0; j0 < kBN / 8; j0 += kAccChunk) {
+      float2 old[kAccChunk][2];
+      float lo[kAccChunk][2], hi[kAccChunk][2];
+#pragma unroll
+      for (int jj = 0; jj < kAccChunk; ++jj)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = j0 + jj;
+          const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+          const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
+          lo[jj][h] = even ? v0 : recv;
+          hi[jj][h] = even ? recv : v1;
+          const bool in = t_me + 8 * j < p.T && n_me + 8 * h < p.n_out;
+          old[jj][h] = in ? *reinterpret_cast<const float2*>(y0 + j * group_stride + 8 * h) : make_float2(0.0f, 0.0f);
+        }
+#pragma unroll
+      for (int jj = 0; jj < kAccChunk; ++jj)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = j0 + jj;
+          if (t_me + 8 * j < p.T && n_me + 8 * h < p.n_out)
+            *reinterpret_cast<float2*>(y0 + j * group_stride + 8 * h) =
+                make_float2(__fadd_rn(old[jj][h].x, lo[jj][h]), __fadd_rn(old[jj][h].y, hi[jj][h]));
+        }
+    }
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < kBN / 8; ++j) {
     const int t_even = t0 + 8 * j + 2 * c;
@@ -110,17 +150,10 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
         if (t >= p.T || n0 >= p.n_out) continue;
         const float lo = even ? v0 : recv, hi = even ? recv : v1;
         const int64_t off = static_cast<int64_t>(t) * p.n_out + n0;
-        if (p.mode == kWsStoreF16) {
+        if (p.mode == kWsStoreF16)
           *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.y) + off) = pack_half2_rn(lo, hi);
-        } else {
-          float2* dst = reinterpret_cast<float2*>(static_cast<float*>(p.y) + off);
-          if (p.mode == kWsAccumulateF32) {
-            const float2 old = *dst;
-            *dst = make_float2(__fadd_rn(old.x, lo), __fadd_rn(old.y, hi));
-          } else {
-            *dst = make_float2(lo, hi);
-          }
-        }
+        else
+          *reinterpret_cast<float2*>(static_cast<float*>(p.y) + off) = make_float2(lo, hi);
       }
     }
   }
@@ -152,7 +185,7 @@ struct WsConsumer {
   }
 
   // acc = Σ_k over the tile; the stage's quants of this warpgroup's panel at ws + quant_off, its
-  // scales at ws + scale_off. release(stage) frees a stage (one call per warp).
+  // scales at ws + scale_off. release(stage) frees a stage (every consumer thread calls it).
   template <class Release>
   __device__ __forceinline__ void tile(float (&acc)[kBN / 2], int nk, uint32_t full0, const uint8_t* ws, int quant_off,
                                        int scale_off, const Release& release) {
@@ -212,7 +245,7 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
-    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 8);  // one arrival per consumer warp
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 256);  // one arrival per consumer thread
     fence_mbarrier_init();
   }
   __syncthreads();
@@ -243,10 +276,12 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   setmaxnreg_inc<Cfg::kConsumerRegs>();
   const int panel = wg - 1, warp = tid >> 5, lane = tid & 31;
   WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, tid, lane);
+  // Every thread that read the stage arrives itself (its own release), so each read is ordered
+  // before the producer's next copy into the stage by a direct release/acquire pair rather than
+  // through a warp barrier and one lane's arrival (docs/gemm-fast.md, "racecheck").
   const auto release = [&](int st) {
     PFX_RACE_STRESS_POINT(3);
-    __syncwarp();
-    if (lane == 0) mbar_arrive(empty0 + 8 * st);
+    mbar_arrive(empty0 + 8 * st);
   };
   float acc[BN / 2];
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -263,8 +298,8 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
 // tiles (T = 512, N = 4096: 64 tiles), each at the wide tile's dequantization per MMA. The X tile
 // is shared as before, through the copy engine: each CTA's producer loads half of its rows and
 // multicasts them into both CTAs' stages, so L2 traffic stays that of the 128-row tile. A stage
-// is free only when the consumers of both CTAs have released it (each consumer warp arrives on
-// its own and its peer's `empty`: 8 arrivals), and no CTA leaves while its peer may still write
+// is free only when the consumers of both CTAs have released it (each consumer thread arrives on
+// its own and its peer's `empty`: 256 arrivals), and no CTA leaves while its peer may still write
 // into it or arrive on its barriers (cluster barrier at the end).
 // kCtasPerSm 2: a shallower ring (3 stages) so that two CTAs share an SM and one's epilogue runs
 // under the other's MMAs.
@@ -309,7 +344,7 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
-    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 8);  // 4 own + 4 peer consumer warps
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 256);  // 128 own + 128 peer consumer threads
     fence_mbarrier_init();
   }
   cluster_sync();  // the peer's barriers exist before any multicast or remote arrival
@@ -339,13 +374,12 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
     __syncwarp();
   } else {
     WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, threadIdx.x, lane);
-    const auto release = [&](int st) {  // both CTAs' producers write this stage (the X multicast)
+    // Both CTAs' producers write this stage (the X multicast): every consumer thread arrives on
+    // its own CTA's and its peer's `empty` (each read ordered by its own thread's release).
+    const auto release = [&](int st) {
       PFX_RACE_STRESS_POINT(3);
-      __syncwarp();
-      if (lane == 0) {
-        mbar_arrive(empty0 + 8 * st);
-        mbar_arrive_remote(mapa_shared(empty0 + 8 * st, peer));
-      }
+      mbar_arrive(empty0 + 8 * st);
+      mbar_arrive_remote(mapa_shared(empty0 + 8 * st, peer));
     };
     float acc[BN / 2];
     for (int tile = cluster; tile < tiles; tile += clusters) {

@@ -28,7 +28,10 @@ const char* path_name(Path);
 // Chosen per backend (CLI: --gemm), never by the environment; the CLI lists the names in
 // `prefill --version --json` as capabilities.gemm_variants.
 enum class FastGemm { Pipelined, Fused, Staged };
-inline constexpr FastGemm kDefaultFastGemm = FastGemm::Pipelined;
+// Fused: measured faster end to end on the H200 at pp512 and pp2048 in one run (7B Q4_K_M:
+// 32.9k / 36.1k tok/s against 27.3k / 34.8k for pipelined; docs/perf-h200.md), with no fp16
+// copy or scratch of the weights (a repacked quantized copy beside the GGUF blocks instead).
+inline constexpr FastGemm kDefaultFastGemm = FastGemm::Fused;
 const char* fast_gemm_name(FastGemm);
 // Every variant, in a fixed order (the capability list).
 const std::vector<FastGemm>& fast_gemm_variants();

@@ -2,12 +2,13 @@
 // NVTX range named after the weight tensor. Every variant computes the same arithmetic.
 //   Generic: dequantize W to fp16 scratch, then cuBLAS(Lt) without split-K (kernels/cublas_gemm.h)
 //     — one after the other.
-//   Fast, prefill (T > kGemvMaxT), variant "pipelined" (default): the same dequantize + cuBLAS,
+//   Fast, prefill (T > kGemvMaxT), variant "pipelined": the same dequantize + cuBLAS,
 //     but the next weight of the forward's fixed GEMM schedule is dequantized on a side stream
 //     into the other of two scratch buffers while the current GEMM runs (events order the two:
 //     ready[slot] before the GEMM reads it, free[slot] before the next dequant overwrites it).
-//   Fast, prefill, variant "fused": kernels/gemm_ws.h on weights repacked once at load (prepare);
-//     gate and up of a layer go through one interleaved repack and the SwiGLU epilogue.
+//   Fast, prefill, variant "fused" (the default, kDefaultFastGemm): kernels/gemm_ws.h on weights
+//     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
+//     and the SwiGLU epilogue.
 //   Fast, prefill, variant "staged": the fused quantized kernels of kernels/gemm_fast.h (raw
 //     blocks → exact fp16 in shared memory → wgmma), on the GGUF blocks as loaded.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).

@@ -78,7 +78,7 @@ PY
   done
   for g in pipelined fused; do
     [[ -n $ws_variants && $g == fused ]] && continue
-    "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 3 --path fast --gemm "$g" --json >"$out/bench7b-$g.json" || rc=1
+    "$prefill" bench --model "$model7b" -p 512,2048 -n 128 -r 5 --path fast --gemm "$g" --json >"$out/bench7b-$g.json" || rc=1
   done
   python3 - "$out" <<'PY'
 import json, sys
@@ -92,18 +92,21 @@ for g in ("pipelined", "fused"):
 PY
   return $rc
 }
-# One traced pp512 pass of each variant (after a warm-up pass), per-role table (kerneltrace).
+# One traced pass of each variant per prompt size in $TRACE_PROMPTS (default 512), after a
+# warm-up pass: per-role table and diff (kerneltrace).
 stage_trace() {
-  local kt=$build/gates/trace/kerneltrace g rc=0
+  local kt=$build/gates/trace/kerneltrace g n rc=0
   [[ -x $kt ]] || { echo "no tracer in the build"; return 1; }
-  for g in pipelined fused; do
-    "$kt" -o "$out/trace-pp512-$g.json" --range prefill --skip 1 -- \
-      "$prefill" bench --model "$model7b" -p 512 -r 1 --warmup 1 --path fast --gemm "$g" --json >/dev/null || rc=1
-    echo "== $g"
-    "$kt" summarize "$out/trace-pp512-$g.json" --top 40 | tee "$out/trace-pp512-$g.txt" || rc=1
+  for n in ${TRACE_PROMPTS:-512}; do
+    for g in pipelined fused; do
+      "$kt" -o "$out/trace-pp$n-$g.json" --range prefill --skip 1 -- \
+        "$prefill" bench --model "$model7b" -p "$n" -r 1 --warmup 1 --path fast --gemm "$g" --json >/dev/null || rc=1
+      echo "== pp$n $g"
+      "$kt" summarize "$out/trace-pp$n-$g.json" --top 40 | tee "$out/trace-pp$n-$g.txt" || rc=1
+    done
+    [[ -f $out/trace-pp$n-pipelined.json && -f $out/trace-pp$n-fused.json ]] &&
+      { echo "== pp$n diff pipelined -> fused"; "$kt" diff "$out/trace-pp$n-pipelined.json" "$out/trace-pp$n-fused.json" --top 30; }
   done
-  [[ -f $out/trace-pp512-pipelined.json && -f $out/trace-pp512-fused.json ]] &&
-    { echo "== diff pipelined -> fused"; "$kt" diff "$out/trace-pp512-pipelined.json" "$out/trace-pp512-fused.json" --top 30; }
   return $rc
 }
 stage_backend() {
@@ -112,7 +115,7 @@ stage_backend() {
 }
 
 ws_variants=""
-export build out prefill tests model7b ws_variants
+export build out prefill tests model7b ws_variants TRACE_PROMPTS
 export -f stage_info stage_host stage_c2probe stage_gpu stage_sanitize stage_bench stage_e2e stage_trace stage_backend
 declare -A limit=([info]=60 [host]=60 [c2probe]=40 [gpu]=150 [sanitize]=240 [bench]=180 [e2e]=240 [trace]=120 [backend]=300)
 for s in "${stages[@]}"; do
@@ -130,7 +133,10 @@ sed -n '/== summary/,$p' "$out/bench.log" 2>/dev/null | tee -a "$summary"
 grep -h "7B " "$out/e2e.log" 2>/dev/null | tee -a "$summary"
 grep -h "HGMMA in" "$out/info.log" 2>/dev/null | head -3 | tee -a "$summary"
 grep -h "RACECHECK SUMMARY\|== racecheck\|ERROR SUMMARY" "$out/sanitize.log" 2>/dev/null | tee -a "$summary"
-for g in pipelined fused; do
-  [[ -f $out/trace-pp512-$g.txt ]] && { note "== per-role, one pp512 pass, $g"; head -30 "$out/trace-pp512-$g.txt" | tee -a "$summary"; }
+for n in ${TRACE_PROMPTS:-512}; do
+  for g in pipelined fused; do
+    [[ -f $out/trace-pp$n-$g.txt ]] &&
+      { note "== per-role, one pp$n pass, $g"; sed -n '1,/^by NVTX range/p' "$out/trace-pp$n-$g.txt" | head -28 | tee -a "$summary"; }
+  done
 done
 tar -C "$top" -czf "$top/logs.tar.gz" logs && rm -rf "$out"

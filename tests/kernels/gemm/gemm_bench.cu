@@ -170,6 +170,15 @@ class Bench {
         record(tn, ws_variants[v].name, T, N, K, us);
         if (us < best_ws) best_ws = us, best_ws_name = ws_variants[v].name;
       }
+      if (!packed.empty()) {
+        // The picked variant with the residual-add epilogue (attn_output, ffn_down): y += X·Wᵀ.
+        const int pv = gemm_ws_pick_variant(type, T, N);
+        const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
+          gemm_ws_variant(pv, {packed[static_cast<size_t>(s)]->p, type, N, K, false},
+                          x[static_cast<size_t>(s)]->as<uint16_t>(), T, y.p, GemmEpilogue::AccumulateF32, stream_);
+        });
+        record(tn, std::string(ws_variants[static_cast<size_t>(pv)].name) + " accumulate", T, N, K, us);
+      }
       if (!best_ws_name.empty() &&
           best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name)
         best_ws_name += " (pick " + std::string(ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name) + ")";
