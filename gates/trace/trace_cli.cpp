@@ -14,6 +14,7 @@
 #include "trace/trace_json.h"
 #include "trace/trace_options.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx::trace {
 namespace {
@@ -187,7 +188,7 @@ int cmd_run(Args args, const std::string& prog) {
   try {
     run.library = find_injection_library(lib);
   } catch (const Error& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n";
     return kTraceNoTrace;
   }
 
@@ -195,7 +196,7 @@ int cmd_run(Args args, const std::string& prog) {
   try {
     result = run_traced(run);
   } catch (const Error& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n";
     return kTraceNoTrace;
   }
   if (result.signaled) {
@@ -204,17 +205,17 @@ int cmd_run(Args args, const std::string& prog) {
     std::cerr << prog << ": " << run.command[0] << " exited with status " << result.exit_status << "\n";
   }
   if (!result.trace_written) {
-    std::cerr << prog << ": " << result.message << "\n";
+    std::cerr << prog << ": " << escape_control(result.message) << "\n";
     return kTraceNoTrace;
   }
   try {
     Trace trace = load_trace(result.trace_path);
-    std::cerr << prog << ": " << result.message << " (" << trace.kernels.size() << " kernels, " << trace.ranges.size()
+    std::cerr << prog << ": " << escape_control(result.message) << " (" << trace.kernels.size() << " kernels, " << trace.ranges.size()
               << " NVTX ranges" << (trace.notes.empty() ? "" : ", " + std::to_string(trace.notes.size()) + " notes")
               << ")\n"
               << prog << ": summarize with: " << prog << " summarize " << result.trace_path.string() << "\n";
   } catch (const Error& e) {
-    std::cerr << prog << ": " << result.message << ", but it does not load: " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(result.message) << ", but it does not load: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   }
   return result.exit_status == 0 ? kTraceOk : kTraceProgramFailed;
@@ -247,13 +248,13 @@ int trace_main(int argc, char** argv) {
     if (first == "run") return cmd_run(std::move(rest), prog);
     return cmd_run(Args(all), prog);
   } catch (const UsageError& e) {
-    std::cerr << prog << ": " << e.what() << "\n" << usage(prog);
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n" << usage(prog);
     return kTraceUsage;
   } catch (const Error& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
+    std::cerr << prog << ": error: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   } catch (const std::exception& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
+    std::cerr << prog << ": error: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   }
 }

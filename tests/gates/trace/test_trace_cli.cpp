@@ -74,6 +74,15 @@ TEST(TraceCli, BadInputNamesTheFile) {
   EXPECT_NE(r.err.find("nope.json: cannot open trace"), std::string::npos) << r.err;
 }
 
+// Issue 12, item 6: a name with terminal controls (here the file's) is printed escaped.
+TEST(TraceCli, ErrorsPrintUntrustedBytesEscaped) {
+  ScratchDir dir;
+  const CliResult r = run_cli({"summarize", (dir / "evil\x1b]0;owned\x07.json").string()});
+  EXPECT_EQ(r.code, kTraceBadInput);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("evil\\x1b]0;owned\\x07.json: cannot open trace"), std::string::npos) << r.err;
+}
+
 TEST(TraceCli, UsageErrors) {
   EXPECT_EQ(run_cli({}).code, kTraceUsage);
   EXPECT_EQ(run_cli({"summarize"}).code, kTraceUsage);
