@@ -1,6 +1,6 @@
 // landing: lands a change — builds baseline and candidate, runs the gates, writes the report.
 //   landing run --baseline REV --candidate REV|WORKTREE [--gates profiles/gates/default.yaml] [--out reports/]
-//   landing gate NAME … | import DIR | report ID | checklist [ID] | bisect … | compare A B | trace … | --version [--json]
+//   landing gate NAME … | import DIR | report ID | checklist [ID] | bisect … | compare A B | history | trace … | --version [--json]
 // `landing --help` lists every command and the exit codes; `landing CMD --help` one command.
 #include <cstring>
 #include <iostream>
@@ -34,6 +34,7 @@ commands:
   checklist  the pre-merge checklist of a report
   bisect     find the first bad commit between two revisions with one gate (git bisect)
   compare    two bench results (prefill bench / llama-bench JSON) side by side, with significance
+  history    every figure of the ledger per commit, with change points (--json, --bencher)
   trace      the CUPTI kernel tracer (`landing trace --help`)
   --version [--json]  version, commit and capabilities
 
@@ -47,7 +48,7 @@ struct Command {
 const Command kCommands[] = {
     {"run", cmd_run},       {"gate", cmd_gate},           {"import", cmd_import},
     {"report", cmd_report}, {"checklist", cmd_checklist}, {"compare", cmd_compare},
-    {"bisect", cmd_bisect},
+    {"bisect", cmd_bisect}, {"history", cmd_history},
 };
 
 int dispatch(int argc, char** argv) {

@@ -2,10 +2,15 @@
 #include "report/ledger.h"
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "core/format.h"
+#include "core/git.h"
+#include "report/history.h"
 #include "report/html.h"
+#include "report/index_html.h"
 #include "report/junit_out.h"
 #include "report/markdown.h"
 #include "util/error.h"
@@ -49,6 +54,38 @@ std::string Ledger::reserve(const std::string& candidate_id) {
 void Ledger::write_index(const json& idx) const {
   write_text_atomic(dir_ / "index.json", idx.dump(1) + "\n");
   write_text_atomic(dir_ / "index.md", render_index_md(idx));
+  write_history_page();
+  point_latest();
+}
+
+void Ledger::write_history_page() const {
+  // The trend page is a view of the reports already written; a report it cannot read (a foreign
+  // or damaged landing.json) must not fail the landing that is being recorded, so it says why on
+  // stderr and leaves the previous index.html in place.
+  try {
+    std::optional<fs::path> repo;
+    if (git_result(dir_, {"rev-parse", "--show-toplevel"}).ok()) repo = repo_root(dir_);
+    write_text_atomic(dir_ / "index.html", render_index_html(load_history(dir_, repo)));
+  } catch (const std::exception& e) {
+    std::cerr << "landing: warning: " << (dir_ / "index.html").string() << " not updated: " << e.what() << "\n";
+  }
+}
+
+void Ledger::point_latest() const {
+  // reports/latest -> <newest id>: a relative symlink, swapped in by rename so a reader never
+  // sees it missing. Only a symlink is ever replaced: a real folder named latest is left alone.
+  const auto newest = latest();
+  if (!newest) return;
+  const fs::path link = dir_ / "latest", tmp = dir_ / ".latest.tmp";
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(link)) && !fs::is_symlink(fs::symlink_status(link))) {
+    std::cerr << "landing: warning: " << link.string() << " is not a symlink; not pointing it at " << *newest << "\n";
+    return;
+  }
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(*newest, tmp, ec);
+  if (!ec) fs::rename(tmp, link, ec);
+  if (ec) std::cerr << "landing: warning: " << link.string() << " -> " << *newest << ": " << ec.message() << "\n";
 }
 
 void Ledger::append(LandingRecord& rec) {
@@ -130,7 +167,8 @@ std::string render_index_md(const json& idx) {
   std::sort(entries.begin(), entries.end(), [](const json& a, const json& b) { return a.value("seq", 0) > b.value("seq", 0); });
   std::ostringstream o;
   o << "# Landing ledger\n\nOne entry per `landing run`, newest first. Each report folder holds landing.md, landing.html, "
-       "landing.json and junit.xml.\n\n";
+       "landing.json and junit.xml. Trends per metric across the ledger: [index.html](index.html); the newest report: "
+       "[latest/](latest/landing.md).\n\n";
   for (const auto& e : entries) {
     const std::string verdict = e.value("verdict", "");
     // Every field is from a record the candidate's run produced: escaped (util/escape.h).

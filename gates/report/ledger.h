@@ -1,7 +1,8 @@
 // The reports folder as a ledger: reports/<id>/ per landing run, never overwritten (a rerun of the
 // same candidate gets "-2", "-3"...), reports/index.json (machine-readable) and reports/index.md
-// (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate), sequence
-// numbers and previous/next links. A lock file serializes concurrent landings on one folder.
+// (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate),
+// reports/index.html (the trends over the ledger), reports/latest (a symlink to the newest report),
+// sequence numbers and previous/next links. A lock file serializes concurrent landings on one folder.
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -31,7 +32,10 @@ class Ledger {
   nlohmann::json index() const;
 
  private:
+  // index.json, index.md, index.html (the trend page, report/index_html.h) and latest/.
   void write_index(const nlohmann::json& idx) const;
+  void write_history_page() const;
+  void point_latest() const;
   std::filesystem::path dir_;
   FileLock lock_;  // <reports>/.landing.lock, held for the ledger's lifetime
 };
