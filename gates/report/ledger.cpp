@@ -151,6 +151,7 @@ std::optional<std::string> Ledger::latest() const {
 void write_report_files(const fs::path& dir, const LandingRecord& rec) {
   write_text_atomic(dir / "landing.json", to_json(rec).dump(1) + "\n");
   write_text_atomic(dir / "landing.md", render_markdown(rec));
+  write_text_atomic(dir / "summary.md", render_markdown(rec, MarkdownOptions{true}));
   write_text_atomic(dir / "landing.html", render_html(rec));
   write_text_atomic(dir / "junit.xml", render_junit(rec));
 }

@@ -40,7 +40,8 @@ class Ledger {
   FileLock lock_;  // <reports>/.landing.lock, held for the ledger's lifetime
 };
 
-// Writes landing.json, landing.md, landing.html and junit.xml of a record into `dir`.
+// Writes landing.json, landing.md, summary.md (the CI step summary form), landing.html and
+// junit.xml of a record into `dir`.
 void write_report_files(const std::filesystem::path& dir, const LandingRecord& rec);
 nlohmann::json index_entry(const LandingRecord& rec);
 std::string render_index_md(const nlohmann::json& index);
