@@ -13,6 +13,7 @@
 #include "core/git.h"
 #include "core/rank_test.h"
 #include "report/landing_record.h"
+#include "report/table_columns.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -47,16 +48,6 @@ std::map<std::string, std::vector<double>> headline_samples(const GateResult& g)
     }
   }
   return out;
-}
-
-// The first "baseline" column and the "candidate" column after it in the same (non-empty) unit.
-std::optional<std::pair<size_t, size_t>> before_after_columns(const Table& t) {
-  for (size_t i = 0; i < t.columns.size(); ++i) {
-    if (t.columns[i].name != "baseline" || t.columns[i].unit.empty()) continue;
-    for (size_t j = i + 1; j < t.columns.size(); ++j)
-      if (t.columns[j].name == "candidate" && t.columns[j].unit == t.columns[i].unit) return std::pair{i, j};
-  }
-  return std::nullopt;
 }
 
 std::vector<std::string> commit_order(const std::vector<HistoryReport>& reports, const std::optional<fs::path>& repo, bool& by_git) {
