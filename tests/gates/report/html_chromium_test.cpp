@@ -20,6 +20,13 @@ using namespace pfx::gates;
 namespace fs = std::filesystem;
 
 namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 fs::path chromium() {
   for (const char* n : {"chromium", "chromium-browser", "google-chrome"})
     if (auto p = find_on_path(n); !p.empty()) return p;
@@ -34,6 +41,27 @@ ProcessResult run_chromium(const std::vector<std::string>& extra, const fs::path
   s.timeout_s = 90;
   return run_process(s);
 }
+
+// Loads `page` headless and returns the number of charts the page's check script counted, after
+// asserting it reported every chart laid out and the console stayed free of errors; -1 on failure.
+int charts_laid_out(const fs::path& page, const fs::path& profile) {
+  const auto r = run_chromium({"--virtual-time-budget=5000", "--dump-dom", "file://" + page.string()}, profile);
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.tail(20);
+  std::smatch m;
+  if (!std::regex_search(r.out, m, std::regex("data-rendered=\"([^\"]*)\""))) {
+    ADD_FAILURE() << "no data-rendered: " << r.out.substr(0, 400);
+    return -1;
+  }
+  EXPECT_EQ(m[1], "ok");
+  // Console messages come out as "CONSOLE(...)" lines with --enable-logging.
+  std::stringstream log(r.err);
+  for (std::string line; std::getline(log, line);) {
+    const bool console = line.find("CONSOLE") != std::string::npos;
+    EXPECT_FALSE(console && (line.find("rror") != std::string::npos || line.find("Uncaught") != std::string::npos)) << line;
+  }
+  if (!std::regex_search(r.out, m, std::regex("data-charts=\"([0-9]+)\""))) return -1;
+  return std::stoi(m[1]);
+}
 }  // namespace
 
 TEST(HtmlInChromium, RendersChartsWithoutConsoleErrors) {
@@ -42,20 +70,8 @@ TEST(HtmlInChromium, RendersChartsWithoutConsoleErrors) {
   fs::create_directories(dir);
   const fs::path page = dir / "landing.html";
   std::ofstream(page) << render_html(sample_record());
-  const auto r = run_chromium({"--virtual-time-budget=5000", "--dump-dom", "file://" + page.string()}, dir / "profile");
-  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.tail(20);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("data-rendered=\"([^\"]*)\""))) << r.out.substr(0, 400);
-  EXPECT_EQ(m[1], "ok");
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("data-charts=\"([0-9]+)\"")));
-  EXPECT_EQ(m[1], "2");  // per-kernel bars + A/B samples
-  EXPECT_NE(r.out.find("<table class=\"ptxas\">"), std::string::npos);
-  // Console messages come out as "CONSOLE(...)" lines with --enable-logging.
-  std::stringstream log(r.err);
-  for (std::string line; std::getline(log, line);) {
-    const bool console = line.find("CONSOLE") != std::string::npos;
-    EXPECT_FALSE(console && (line.find("rror") != std::string::npos || line.find("Uncaught") != std::string::npos)) << line;
-  }
+  EXPECT_EQ(charts_laid_out(page, dir / "profile"), 2);  // per-kernel bars + A/B samples
+  EXPECT_NE(slurp(page).find("<table class=\"ptxas\">"), std::string::npos);
   // And a screenshot is not blank: a PNG much larger than an empty page's.
   const auto shot = run_chromium({"--window-size=1000,1400", "--screenshot=" + (dir / "shot.png").string(), "file://" + page.string()},
                                  dir / "profile2");
@@ -75,18 +91,7 @@ TEST(IndexHtmlInChromium, RealLedgerRendersAndScreenshots) {
   fs::copy(PFX_LEDGER_DIR, dir / "reports", fs::copy_options::recursive);
   const fs::path page = dir / "reports" / "index.html";
   std::ofstream(page) << render_index_html(load_history(dir / "reports", std::nullopt));
-  const auto r = run_chromium({"--virtual-time-budget=5000", "--dump-dom", "file://" + page.string()}, dir / "profile");
-  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.tail(20);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("data-rendered=\"([^\"]*)\""))) << r.out.substr(0, 400);
-  EXPECT_EQ(m[1], "ok");
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("data-charts=\"([0-9]+)\"")));
-  EXPECT_GT(std::stoi(m[1]), 20);  // the headline, every role, and the folded rest
-  std::stringstream log(r.err);
-  for (std::string line; std::getline(log, line);) {
-    const bool console = line.find("CONSOLE") != std::string::npos;
-    EXPECT_FALSE(console && (line.find("rror") != std::string::npos || line.find("Uncaught") != std::string::npos)) << line;
-  }
+  EXPECT_GT(charts_laid_out(page, dir / "profile"), 20);  // the headline, every role, and the folded rest
   const fs::path shot = fs::path(PFX_ARTIFACTS_DIR) / "index.png";
   fs::create_directories(shot.parent_path());
   fs::remove(shot);
