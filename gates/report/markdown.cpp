@@ -8,8 +8,8 @@
 
 #include "core/format.h"
 #include "core/xml.h"
-#include "util/escape.h"
 #include "report/checklist.h"
+#include "util/escape.h"
 
 namespace pfx::gates {
 

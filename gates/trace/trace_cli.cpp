@@ -1,4 +1,4 @@
-// `trace` subcommands: run a program under the tracer, summarize, diff, recover (usage below).
+// `trace` subcommands: run a program under the tracer, summarize, diff, export, recover (usage below).
 #include "trace/trace_cli.h"
 
 #include <charconv>
@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "trace/diff.h"
+#include "trace/export.h"
 #include "trace/launcher.h"
 #include "trace/summary.h"
 #include "trace/trace_json.h"
 #include "trace/trace_options.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/escape.h"
 
@@ -44,6 +46,10 @@ std::string usage(const std::string& prog) {
          "  " + prog + " diff A.json B.json [--json] [--top N] [--busy-range NAME]\n"
          "      Per kernel and per role: A ns, B ns, delta ns, delta %, added/removed; sorted by |delta|;\n"
          "      per NAME pass when both traces have NAME ranges.\n"
+         "  " + prog + " export TRACE.json --format perfetto|csv [-o OUT]\n"
+         "      perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): a track per stream\n"
+         "      with its kernels, the NVTX ranges as slices above them, host threads' ranges; csv: one row per\n"
+         "      kernel (times in ns, launch shape, resources, NVTX path, role). Default OUT: stdout.\n"
          "  " + prog + " recover JOURNAL [-o TRACE.json]\n"
          "      Build a trace (complete=false) from the journal of a program that died before writing it.\n"
          "exit codes: 0 ok, 1 the traced program failed, 2 usage, 3 bad or missing trace, 4 no trace produced\n";
@@ -120,6 +126,26 @@ int cmd_diff(Args args) {
   TraceDiff d = diff_summaries(a, b);
   if (report.json) std::cout << diff_to_json(d).dump(2) << "\n";
   else std::cout << format_diff_text(d, report.top);
+  return kTraceOk;
+}
+
+int cmd_export(Args args) {
+  std::optional<std::string> output, format;
+  std::vector<std::string> files;
+  while (!args.done()) {
+    const std::string a = args.next();
+    if (a == "-o" || a == "--output") output = args.value(a);
+    else if (a == "--format") format = args.value(a);
+    else if (!a.empty() && a[0] == '-') throw UsageError("export: unknown option " + a);
+    else files.push_back(a);
+  }
+  if (files.size() != 1) throw UsageError("export: expected one TRACE.json");
+  if (!format) throw UsageError("export: --format perfetto|csv is required");
+  if (*format != "perfetto" && *format != "csv") throw UsageError("export: --format " + *format + ": expected perfetto or csv");
+  const Trace trace = load_trace(files[0]);
+  const std::string text = *format == "csv" ? export_kernels_csv(trace) : export_chrome_trace(trace).dump() + "\n";
+  if (!output || *output == "-") std::cout << text;
+  else write_file_atomic(*output, text);
   return kTraceOk;
 }
 
@@ -244,6 +270,7 @@ int trace_main(int argc, char** argv) {
     Args rest(std::vector<std::string>(all.begin() + 1, all.end()));
     if (first == "summarize") return cmd_summarize(std::move(rest));
     if (first == "diff") return cmd_diff(std::move(rest));
+    if (first == "export") return cmd_export(std::move(rest));
     if (first == "recover") return cmd_recover(std::move(rest), prog);
     if (first == "run") return cmd_run(std::move(rest), prog);
     return cmd_run(Args(all), prog);
