@@ -126,11 +126,14 @@ fi
 
 if [[ -n "$report" && -f "$report/landing.md" ]]; then
   python3 "$here/report_info.py" annotate "$report" || echo "landing-step: could not annotate from $report/landing.json" >&2
+  # summary.md: landing.md without the links into the ledger folder (reports before it: landing.md).
+  page="$report/summary.md"
+  [[ -f "$page" ]] || page="$report/landing.md"
   if [[ -n "$summary" ]]; then
-    cat "$report/landing.md" >> "$summary"
+    cat "$page" >> "$summary"
     echo "landing-step: report summary written to $summary" >&2
   else
-    cat "$report/landing.md"
+    cat "$page"
   fi
 fi
 

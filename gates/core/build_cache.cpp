@@ -10,7 +10,10 @@
 #include "core/ids.h"
 #include "core/process.h"
 #include "core/sha256.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/escape.h"
+#include "util/file_lock.h"
 
 namespace pfx::gates {
 
@@ -126,20 +129,37 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
   const std::vector<std::string> build = {"cmake", "--build", b.dir.string(), "-j", std::to_string(jobs)};
   b.command = shell_join(configure) + " && " + shell_join(build);
 
+  // One run at a time checks, builds and stamps this id (two landings of one commit, a bisect
+  // beside a run): the second waits here, then finds the first one's build in the cache.
+  fs::create_directories(b.dir.parent_path());
+  const FileLock lock(b.dir.string() + ".lock", [&] {
+    progress.say(spec.label + " " + b.id + ": another landing run holds " + b.dir.string() + ".lock; waiting for it");
+  });
+
   if (fs::exists(stamp) && fs::exists(b.prefill)) {
+    json s;
     try {
       std::ifstream in(stamp);
-      const json s = json::parse(in);
-      if (s.value("ok", false) && s.value("sha", "") == b.sha) {
+      s = json::parse(in);
+    } catch (const std::exception&) {
+      s = nullptr;  // a damaged stamp is not trusted: rebuild
+    }
+    if (s.is_object() && s.value("ok", false) && s.value("sha", "") == b.sha && s.value("id", "") == b.id) {
+      // The stamp alone is not trusted: the binary must say it is that commit.
+      ask_version(b);
+      const std::string commit = b.version.is_object() ? b.version.value("commit", std::string()) : std::string();
+      if (commit == b.sha) {
         b.ok = true;
         b.cached = true;
         b.seconds = s.value("seconds", 0.0);
         progress.say(spec.label + " " + b.id + ": cached build " + b.dir.string());
-        ask_version(b);
         return b;
       }
-    } catch (const std::exception&) {
-      // A damaged stamp is not trusted: rebuild.
+      progress.say(spec.label + " " + b.id + ": the cached build in " + b.dir.string() + " says commit " +
+                   (commit.empty() ? "nothing" : quote_untrusted(commit)) + " (`prefill --version --json`" +
+                   (b.version_error.empty() ? "" : ": " + b.version_error) + "), not " + b.sha + ": rebuilding");
+      b.version = nullptr;
+      b.version_error.clear();
     }
   }
 
@@ -186,18 +206,15 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
     }
   }
   b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  {
-    std::ofstream out(b.log);
-    out << log;
-  }
+  write_file_atomic(b.log, log);
   if (ok && !fs::exists(b.prefill)) {
     ok = false;
     b.error = "the build succeeded but produced no " + b.prefill.string() + " (build.prefill in the gate profile)";
   }
   b.ok = ok;
   if (ok) {
-    std::ofstream out(stamp);
-    out << json{{"ok", true}, {"sha", b.sha}, {"id", b.id}, {"seconds", b.seconds}, {"time_utc", utc_now_iso8601()}}.dump(1);
+    write_file_atomic(stamp, json{{"ok", true}, {"sha", b.sha}, {"id", b.id}, {"seconds", b.seconds},
+                                  {"time_utc", utc_now_iso8601()}}.dump(1));
     progress.say(spec.label + " " + b.id + ": built in " + std::to_string(static_cast<long>(b.seconds)) + " s");
     ask_version(b);
   } else {

@@ -6,6 +6,7 @@
 
 #include "core/environment.h"
 #include "util/error.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -52,13 +53,17 @@ ModelRef ModelStore::resolve(const std::string& name, double timeout_s) {
       } else {
         fs::create_directories(m.path.parent_path());
         progress_.say("model " + name + ": prefill synth --profile " + spec["synth"].get<std::string>());
-        const fs::path tmp = m.path.string() + ".tmp";
+        // A name of this run's own beside the model: two runs synthesizing it at once never write
+        // into one file; the rename is atomic and both produce the same bytes (same commit, seed).
+        const fs::path tmp = m.path.parent_path() / ("." + m.path.filename().string() + ".tmp." + unique_suffix());
         EngineRunner eng(candidate_.prefill, {});
         const auto c = eng.synth(model_profile, tmp, seed, timeout_s);
         if (c.ok() && fs::exists(tmp)) {
           fs::rename(tmp, m.path);
           m.ok = true;
         } else {
+          std::error_code ignored;
+          fs::remove(tmp, ignored);
           m.error = "synthesizing model '" + name + "' failed: " + (c.ok() ? "no output file" : c.reason) +
                     " (" + c.command + ")";
           m.unavailable = c.outcome == RunOutcome::Unavailable;

@@ -5,6 +5,7 @@
 // threshold or a new waiver can never slip in unseen.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,9 +24,10 @@ struct Waiver {
 
 class GateProfile {
  public:
-  // Throws pfx::Error naming the file on malformed YAML, ProfileError naming the key and line on
-  // schema violations (unknown key, wrong type, negative threshold). `strict` false: only the
-  // structure is checked (a baseline's profile from before a schema change still diffs).
+  // Throws ProfileError (a pfx::Error) naming the file, the line and the key on malformed YAML
+  // (base/yaml: at most 100k nodes with aliases expanded, no duplicate keys) and on schema
+  // violations (unknown key, wrong type, negative threshold). `strict` false: only the structure
+  // is checked (a baseline's profile from before a schema change still diffs).
   static GateProfile load(const std::filesystem::path& path);
   static GateProfile parse(const std::string& yaml_text, const std::string& origin, bool strict = true);
   // From a stored record (no schema check: a report written under an older schema re-renders).
@@ -61,12 +63,17 @@ class GateProfile {
 
  private:
   void validate();
+  // "<origin>: line N" for the node at JSON pointer `pointer` (or its nearest parent with a
+  // line); just the origin for a profile made from JSON.
+  std::string at(const std::string& pointer) const;
   nlohmann::json root_, effective_;
   std::string origin_;
+  std::map<std::string, int> lines_;  // JSON pointer -> 1-based line, from parse()
   std::vector<Waiver> waivers_;
 };
 
-// YAML text → JSON (plain scalars become bool/int/float where they parse as such).
+// YAML text → JSON (plain scalars become bool/int/float where they parse as such), through
+// base/yaml's bounded, duplicate-refusing load.
 nlohmann::json yaml_to_json(const std::string& yaml_text, const std::string& origin);
 
 }  // namespace pfx::gates

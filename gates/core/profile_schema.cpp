@@ -10,6 +10,7 @@
 
 #include "core/gate_profile.h"
 #include "core/sha256.h"
+#include "yaml/safe_yaml.h"
 
 namespace pfx::gates {
 
@@ -342,9 +343,11 @@ void fill_defaults(json& obj, const std::vector<Setting>& list) {
 std::map<std::string, int> yaml_key_lines(const std::string& yaml_text) {
   std::map<std::string, int> out;
   try {
-    record_lines(YAML::Load(yaml_text), "", out);
+    // Bounded like every load of a profile (base/yaml): record_lines walks aliases too.
+    record_lines(pfx::yaml::load(yaml_text, "(gate profile)"), "", out);
+  } catch (const pfx::Error&) {
+    // yaml_to_json reports malformed or unbounded YAML with its position; no lines to give here.
   } catch (const YAML::Exception&) {
-    // yaml_to_json reports malformed YAML with its position; no lines to give here.
   }
   return out;
 }

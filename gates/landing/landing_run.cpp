@@ -15,7 +15,9 @@
 #include "landing/harness.h"
 #include "report/ledger.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/fixtures.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -290,7 +292,7 @@ int landing_run(const RunOptions& opt) {
   settle_harness(opt, p, progress);
   const auto names = gates_to_run(opt, p.profile);
   const fs::path reports = opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out);
-  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  const fs::path work = create_unique_directory(p.cache / "work", p.candidate.id + "-" + std::to_string(::time(nullptr)));
   auto results = run_gates(opt, p, names, progress, work);
 
   LandingRecord rec;
@@ -329,7 +331,7 @@ GateEvaluation evaluate_gates(const RunOptions& opt) {
   e.baseline = p.baseline;
   e.candidate = p.candidate;
   e.cache = p.cache;
-  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  const fs::path work = create_unique_directory(p.cache / "work", p.candidate.id + "-" + std::to_string(::time(nullptr)));
   e.results = run_gates(opt, p, opt.only, progress, work);
   return e;
 }
@@ -341,10 +343,11 @@ int landing_gate(const RunOptions& opt) {
   int code = kExitPass;
   for (const auto& r : results) {
     write_text_atomic(out / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
-    std::cout << r.gate << ": " << to_string(r.status) << " — " << r.reason << "\n";
-    if (!r.evidence.empty()) std::cout << "  evidence: " << r.evidence << "\n";
+    // Reasons and check names may carry candidate output: escaped for the terminal.
+    std::cout << r.gate << ": " << to_string(r.status) << " — " << escape_control(r.reason) << "\n";
+    if (!r.evidence.empty()) std::cout << "  evidence: " << escape_control(r.evidence) << "\n";
     for (const auto& c : r.checks)
-      if (c.status == Status::Fail) std::cout << "  FAIL " << c.name << ": " << c.reason << "\n";
+      if (c.status == Status::Fail) std::cout << "  FAIL " << escape_control(c.name) << ": " << escape_control(c.reason) << "\n";
     const int c = exit_code_for(r.status);
     if (c == kExitFail || (c == kExitIncomplete && code == kExitPass)) code = c;
   }

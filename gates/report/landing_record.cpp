@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/ids.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -162,15 +163,8 @@ LandingRecord read_landing_record(const fs::path& path) {
 }
 
 void write_text_atomic(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) fail(tmp.string(), ": cannot open for writing");
-    out << text;
-    if (!out) fail(tmp.string(), ": write failed");
-  }
-  fs::rename(tmp, path);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  write_file_atomic(path, text);
 }
 
 }  // namespace pfx::gates

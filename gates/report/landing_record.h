@@ -68,7 +68,9 @@ struct LandingRecord {
 nlohmann::json to_json(const LandingRecord& r);
 LandingRecord landing_record_from_json(const nlohmann::json& j, const std::string& where);
 LandingRecord read_landing_record(const std::filesystem::path& landing_json);
-// Writes to a temporary file and renames it over `path` (readers never see half a file).
+// Creates the folder, then writes crash-safe (util/atomic_file.h: a unique temporary file beside
+// `path`, every write and the close checked, fsync, rename, fsync of the folder): readers never
+// see half a file, and on a full disk the old file stays and pfx::Error says what failed.
 void write_text_atomic(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace pfx::gates

@@ -75,7 +75,7 @@ TEST(GateProfile, EveryOracleCaseResolvesToAFixture) {
 }
 
 TEST(GateProfile, ErrorsNameFileAndKey) {
-  EXPECT_NE(error_of("gates: {}\n").find("p.yaml: key 'schema'"), std::string::npos);
+  EXPECT_NE(error_of("gates: {}\n").find("p.yaml: line 1: required key 'schema' is missing"), std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {speed: {}}\n").find("gates.speed: unknown gate"), std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {}\nwaivers: [{gate: greedy}]\n").find("waivers[0]: a waiver needs a non-empty 'reason'"),
             std::string::npos);
@@ -83,6 +83,47 @@ TEST(GateProfile, ErrorsNameFileAndKey) {
   // Caught at load (core/profile_schema.h), with the line, not when a gate first reads it.
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {parity: {max_rel_dev: lots}}\n").find("line 2: gates.parity.max_rel_dev: expected a number"),
             std::string::npos);
+}
+
+// Issue 12, item 3: the candidate commit controls its gate profile. Hostile documents are
+// generated here, not committed.
+TEST(GateProfile, BillionLaughsIsRefusedNamingTheFile) {
+  // 9 levels of 10 aliases each: 10^9 nodes expanded from ~1 KB of text.
+  std::string yaml = "schema: gate-profile/1\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i <= 9; ++i) {
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) yaml += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    yaml += "]\n";
+  }
+  yaml += "gates: {parity: {cases: *a9}}\n";
+  ASSERT_LT(yaml.size(), 2048u);
+  const std::string e = error_of(yaml);
+  EXPECT_NE(e.find("p.yaml"), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 100000 nodes"), std::string::npos) << e;
+}
+
+TEST(GateProfile, DuplicateKeysAreRefusedWithBothLines) {
+  const std::string e = error_of("schema: gate-profile/1\ngates:\n  parity: {max_rel_dev: 1.0e-3}\n  parity: {max_rel_dev: 1.0}\n");
+  EXPECT_NE(e.find("p.yaml: line 4: duplicate key 'parity' (first on line 3)"), std::string::npos) << e;
+  const std::string nested = error_of("schema: gate-profile/1\ngates:\n  ab: {required: true, required: false}\n");
+  EXPECT_NE(nested.find("duplicate key 'required'"), std::string::npos) << nested;
+}
+
+TEST(GateProfile, MissingAndMistypedKeysNameTheLine) {
+  EXPECT_NE(error_of("schema: gate-profile/1\nwaivers: []\n").find("p.yaml: line 1: required key 'gates' is missing"), std::string::npos);
+  const std::string waiver = error_of("schema: gate-profile/1\ngates: {}\nwaivers:\n  - reason: because\n    match: '*'\n");
+  EXPECT_NE(waiver.find("p.yaml: line 4: waivers[0]: required key 'gate' is missing"), std::string::npos) << waiver;
+  const std::string unknown = error_of("schema: gate-profile/1\ngates:\n  parity: {}\n  \"speed\\e[2J\": {}\n");  // \e: ESC
+  EXPECT_NE(unknown.find("p.yaml: line 4: gates.speed\\x1b[2J: unknown gate"), std::string::npos) << unknown;
+  // A strict parse refuses this at load (core/profile_schema.h); a non-strict one (a baseline's
+  // older profile) leaves it to the gate that reads it, which still names the line.
+  const auto p = GateProfile::parse("schema: gate-profile/1\ngates:\n  parity:\n    max_rel_dev: lots\n", "p.yaml", false);
+  try {
+    p.number("parity", "max_rel_dev", 1);
+    FAIL();
+  } catch (const pfx::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("p.yaml: line 4: gates.parity.max_rel_dev: expected a number"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GateProfile, WaiversMatchByGlob) {

@@ -1,4 +1,4 @@
-// Report formats, pinned: Markdown shaped like the seed (§4 one line per gate with evidence, §5
+// Report formats, pinned: Markdown shaped like the seed (the before-merge task list, §4 a list item per gate with evidence, §5
 // before → after with Δ%, loosened profile keys highlighted, environment), JSON round trip,
 // JUnit (parsed back with the suite gate's reader), the ledger's ids, order and links, checklist.
 #include <gtest/gtest.h>
@@ -35,15 +35,22 @@ TEST(Markdown, SeedShapedSections) {
   EXPECT_EQ(r.verdict, Verdict::Fail);
   const auto md = render_markdown(r);
   EXPECT_TRUE(has(md, "# 42 · landing f2b9e54aaaaa vs 0c1d2e3f4a5b — FAIL")) << md;
-  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · (latest)"));
+  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · [Trends](../index.html) · (latest)"));
   EXPECT_TRUE(has(md, "Result: pp512 tok/s 1568.7 → 1777.5 (+13.3%)"));
   EXPECT_TRUE(has(md, "## 4. Verification"));
-  EXPECT_TRUE(has(md, "• ❌ **parity FAIL**: logits fast vs generic (cuda): max rel dev 4.00e-03"));
-  EXPECT_TRUE(has(md, "• ⚠️ **greedy WAIVED**"));
+  EXPECT_LT(md.find("## Before merge"), md.find("## 4. Verification"));
+  EXPECT_TRUE(has(md, "- [ ] ❌ **parity FAIL** — fix — "));
+  EXPECT_TRUE(has(md, "- [x] ✅ **ptxas PASS**\n"));
+  EXPECT_TRUE(has(md, "- [ ] ⚠️ **greedy WAIVED** — reviewer approves the waiver(s)"));
+  EXPECT_TRUE(has(md, "- [ ] ⚠️ **gate profile** — approve gates.parity.max_rel_dev"));
+  EXPECT_TRUE(has(md, "<details open><summary><b>parity</b> — FAIL: "));
+  EXPECT_TRUE(has(md, "<details><summary><b>ptxas</b> — PASS: "));
+  EXPECT_TRUE(has(md, "- ❌ **parity FAIL**: logits fast vs generic (cuda): max rel dev 4.00e-03"));
+  EXPECT_TRUE(has(md, "- ⚠️ **greedy WAIVED**"));
   EXPECT_TRUE(has(md, "WAIVED q6k-lily: first divergence at generated token 17 — waiver: \"r40 reorders the q6_K sum\""));
-  EXPECT_TRUE(has(md, "• ⏭️ **accuracy SKIPPED**: unavailable here (exit 3): no usable CUDA GPU"));
-  EXPECT_TRUE(has(md, "• ✅ **ptxas PASS**: 1 kernels, max 87 regs"));
-  EXPECT_TRUE(has(md, "• ✅ **suite PASS**: suite 166/0/0 (passed/failed/skipped)"));
+  EXPECT_TRUE(has(md, "- ⏭️ **accuracy SKIPPED**: unavailable here (exit 3): no usable CUDA GPU"));
+  EXPECT_TRUE(has(md, "- ✅ **ptxas PASS**: 1 kernels, max 87 regs"));
+  EXPECT_TRUE(has(md, "- ✅ **suite PASS**: suite 166/0/0 (passed/failed/skipped)"));
   EXPECT_TRUE(has(md, "reproduce: `landing gate parity --baseline 0c1d2e3f4a5b"));
   EXPECT_TRUE(has(md, "## 5. Results"));
   EXPECT_TRUE(has(md, "| whole prefill pp512 tok/s (A/B median) | 1568.7 | 1777.5 | +13.3% |"));
@@ -69,14 +76,27 @@ TEST(LandingJson, RoundTripsEveryField) {
   EXPECT_THROW(landing_record_from_json(bad, "landing.json"), pfx::Error);
 }
 
-TEST(JUnitOut, OneTestCasePerGateReadableBack) {
+TEST(JUnitOut, OneTestCasePerCheckReadableBack) {
   auto r = sample_record();
   r.enabled_gates.push_back("ab");  // present: no duplicate "not run" case
+  size_t cases = 0;
+  int failed = 0;
+  for (const auto& g : r.gates) {
+    cases += g.checks.empty() ? 1 : g.checks.size();
+    for (const auto& c : g.checks) failed += c.status == Status::Fail;
+    if (g.checks.empty()) failed += g.status == Status::Fail;
+  }
   const auto rep = parse_junit(render_junit(r), "junit.xml");
-  EXPECT_EQ(rep.cases.size(), 7u);
-  EXPECT_EQ(rep.failed, 1);   // parity
-  EXPECT_EQ(rep.skipped, 1);  // accuracy
-  EXPECT_EQ(rep.passed, 5);   // greedy (waived) counts as passed
+  EXPECT_EQ(rep.cases.size(), cases);
+  EXPECT_EQ(rep.failed, failed);
+  for (const auto& c : rep.cases) {
+    EXPECT_FALSE(c.classname.empty());
+    EXPECT_EQ(c.suite, c.classname);  // a testsuite per gate, classname = the gate
+  }
+  const auto xml = render_junit(r);
+  EXPECT_TRUE(has(xml, "<failure type=\"FAIL\" message=\""));
+  EXPECT_TRUE(has(xml, "<skipped message=\"SKIPPED: "));
+  EXPECT_TRUE(has(xml, "<testsuite name=\"parity\" package=\"landing\""));
 }
 
 TEST(Html, SelfContainedWithCharts) {

@@ -180,6 +180,15 @@ def synth(o):
         f.write("FAKEGGUF %s seed %s\n" % (o.get("--profile"), o.get("--seed")))
 
 
+def fake_commit():
+    """The commit CMake found at configure time (commit.txt beside us), like a real build's stamp."""
+    try:
+        with open(os.path.join(HERE, "commit.txt")) as f:
+            return f.read().strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
 def main():
     argv = sys.argv[1:]
     if argv[:1] == ["--version"]:
@@ -189,7 +198,7 @@ def main():
             return
         if B.get("no_json_version"):
             die("unknown option --json", 2)
-        print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": "fake", "dirty": False,
+        print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": fake_commit(), "dirty": False,
                           "capabilities": {"subcommands": subs, "backends": ["cpu", "cuda"], "paths": ["fast", "generic"],
                                            "cuda_compiled": True, "kernel_resources": "kernel-resources.json"}}))
         return
