@@ -10,7 +10,8 @@
 # tests and sanitizers run (correctness only); then, alone: side_by_side.sh for the default GEMM
 # variant (PAIRS=2) and for `--gemm pipelined` (PAIRS=1), interleaved with llama-bench, and fast vs
 # generic parity on that llama-quantize file at T = 512 and 2048 with every GEMM variant.
-# About 9 minutes on a fresh machine. Env: KEEP (reuse llama.cpp and the model from this folder).
+# About 9 minutes on a fresh machine. Env: KEEP (reuse llama.cpp and the model from this folder),
+# STAGES (device_run.sh stages to run; default info kernels gemm backend cli sanitize).
 set -uo pipefail
 archive=$(realpath "$1"); peer=$(cd "$2" && pwd); out=$3
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -33,8 +34,8 @@ PAIRS=0 "$peer/side_by_side.sh" "$peer" "$prefill" "$logs/prep" >"$logs/prep.log
 prep=$!
 
 cd "$repo"
-timeout 300 scripts/gpu/device_run.sh "$build" "$logs/tests" info kernels gemm backend cli sanitize >"$logs/tests.log" 2>&1
-note "GPU tests + sanitizers: rc=$? ($(grep -c 'rc=0' "$logs/tests/summary.txt" 2>/dev/null) of 6 stages rc=0)"
+timeout 300 scripts/gpu/device_run.sh "$build" "$logs/tests" ${STAGES:-info kernels gemm backend cli sanitize} >"$logs/tests.log" 2>&1
+note "GPU tests + sanitizers: rc=$? ($(grep -c "rc=0" "$logs/tests/summary.txt" 2>/dev/null) stages rc=0)"
 sed 's/^/    /' "$logs/tests/summary.txt" | tee -a "$summary"
 wait $prep; note "llama.cpp + 7B Q4_K_M ready: rc=$? (after $((SECONDS - t_start)) s)"
 
