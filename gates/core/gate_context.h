@@ -83,6 +83,9 @@ struct GateContext {
   ModelStore& models;
   std::string reproduce;  // `landing gate <name> --baseline … --candidate … --gates …`
   Deadline deadline;
+  // suite only: the CTest labels of a GPU host's share (landing gate suite --suite-labels); empty
+  // = the whole suite.
+  std::vector<std::string> suite_labels = {};
 
   EngineRunner engine(const Build& b) const;
   void say(const std::string& msg) const { progress.say("gate " + gate + ": " + msg); }

@@ -1,4 +1,5 @@
 // `landing run` and `landing gate`: their options and checks; the work is landing_run.h's.
+#include <algorithm>
 #include <iostream>
 
 #include "core/status.h"
@@ -55,6 +56,7 @@ int cmd_gate(int argc, char** argv) {
   cli::add_reports_option(opts, run, "results folder (default .landing/results/<candidate id>)");
   cli::add_repo_option(opts, run);
   cli::add_cache_options(opts, run);
+  cli::add_suite_share_option(opts, run);
   cli::add_harness_options(opts, run);
   cli::add_quiet_option(opts, run);
   const auto vm = cli::parse_command(help, opts, argc, argv, true);
@@ -63,6 +65,8 @@ int cmd_gate(int argc, char** argv) {
   run.only = cli::positional(*vm);
   if (run.only.empty()) throw cli::UsageError("which gate? (landing gate NAME...)");
   cli::check_gate_names(run.only);
+  if (!run.suite_labels.empty() && std::find(run.only.begin(), run.only.end(), "suite") == run.only.end())
+    throw cli::UsageError("--suite-labels selects the suite gate's share: name the gate suite");
   const bool prebuilt = vm->count("baseline-build") || vm->count("candidate-build");
   if (prebuilt) {
     if (!vm->count("baseline-build") || !vm->count("candidate-build"))

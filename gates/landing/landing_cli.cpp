@@ -91,6 +91,23 @@ void add_reports_option(po::options_description& opts, RunOptions& run, const ch
                      what);
 }
 
+void add_suite_share_option(po::options_description& opts, RunOptions& run) {
+  opts.add_options()(
+      "suite-labels", po::value<std::string>()->value_name("L1,L2")->notifier([&run](const std::string& v) {
+        run.suite_labels.clear();
+        std::stringstream in(v);
+        for (std::string label; std::getline(in, label, ',');) {
+          // A label becomes part of a ctest regex: letters, digits, '-' and '_' only.
+          if (label.empty() || label.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+                                   std::string::npos)
+            throw UsageError("--suite-labels: expected CTest labels of letters, digits, '-' and '_' separated by commas, got '" + v + "'");
+          run.suite_labels.push_back(label);
+        }
+      }),
+      "suite gate on a GPU host: run only the tests with these CTest labels (e.g. gpu); the result is a share, "
+      "complete once `landing import` joins it with a run of the whole suite");
+}
+
 void add_harness_options(po::options_description& opts, RunOptions& run) {
   opts.add_options()
       ("harness", po::value<std::string>()->value_name("BUILD")->notifier([&run](const std::string& v) { run.harness = v; }),

@@ -43,6 +43,8 @@ void add_repo_option(po::options_description& opts, RunOptions& run);        // 
 void add_cache_options(po::options_description& opts, RunOptions& run);      // --cache --fixtures
 void add_reports_option(po::options_description& opts, RunOptions& run, const char* what);  // --out
 // --harness BUILD and --harness-exec (landing/harness.h).
+// --suite-labels L1,L2: the GPU host's share of the suite gate (gate only).
+void add_suite_share_option(po::options_description& opts, RunOptions& run);
 void add_harness_options(po::options_description& opts, RunOptions& run);
 void add_quiet_option(po::options_description& opts, RunOptions& run);
 

@@ -69,15 +69,23 @@ std::string profile_text(const fs::path& repo, const std::string& rev, const std
   return text;
 }
 
+std::string suite_share_flag(const RunOptions& opt, const std::string& gate) {
+  if (gate != "suite" || opt.suite_labels.empty()) return "";
+  std::string labels;
+  for (const auto& l : opt.suite_labels) labels += (labels.empty() ? "" : ",") + l;
+  return " --suite-labels " + labels;
+}
+
 std::string reproduce_command(const RunOptions& opt, const std::string& gate, const Build& base, const Build& cand) {
   // The build folders as they were given (relative to where landing ran), never this machine's
   // absolute paths.
   if (!opt.candidate_build.empty())
     return "landing gate " + gate + " --baseline-build " + opt.baseline_build.string() + " --candidate-build " +
            opt.candidate_build.string() + " --baseline-id " + base.id + " --candidate-id " + cand.id + " --gates " +
-           opt.gates_profile;
+           opt.gates_profile + suite_share_flag(opt, gate);
   return "landing gate " + gate + " --baseline " + base.sha.substr(0, 12) + " --candidate " +
-         (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile;
+         (cand.worktree ? std::string("WORKTREE") : cand.sha.substr(0, 12)) + " --gates " + opt.gates_profile +
+         suite_share_flag(opt, gate);
 }
 
 // An A/A landing (a revision against itself) is legitimate — it measures the noise floor — but
@@ -252,7 +260,8 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
     GateContext ctx{name,          p.profile,  p.baseline, p.candidate, p.repo,
                     p.cache,       p.fixtures, work_root / name,       progress,
                     models,        reproduce_command(opt, name, p.baseline, p.candidate),
-                    Deadline(p.profile.timeout_s(name))};
+                    Deadline(p.profile.timeout_s(name)),
+                    opt.suite_labels};
     GateResult r = run_gate(name, ctx, landing_exe);
     if (r.command.empty()) r.command = ctx.reproduce;
     r.required = p.profile.required(name);

@@ -25,6 +25,10 @@ struct RunOptions {
   std::filesystem::path baseline_build, candidate_build;
   std::string baseline_id, candidate_id;
   bool quiet = false;
+  // `landing gate suite --suite-labels gpu` on a GPU host: only the tests with these CTest labels
+  // run there; the result is a share of the suite, complete only once `landing import` joins it
+  // with a run of the whole suite (suite/suite_judge.h).
+  std::vector<std::string> suite_labels;
   bool same_expected = false;        // an A/A run on purpose: no warning when the two are the same
   // The judging landing (landing/harness.h): --harness (empty: the baseline build's); whether
   // this process was started by a hand-over; the command line to hand over with.

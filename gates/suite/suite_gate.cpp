@@ -33,6 +33,11 @@ GateResult run_suite_gate(const GateContext& ctx) {
   std::string regex;
   for (const auto& l : labels) regex += (regex.empty() ? "" : "|") + ("^" + l + "$");
   argv.insert(argv.end(), {"-LE", regex});
+  // A GPU host's share: only the tests with these labels (suite_judge.cpp judges it incomplete
+  // until it is joined with a run of the whole suite).
+  std::string share;
+  for (const auto& l : ctx.suite_labels) share += (share.empty() ? "" : "|") + ("^" + l + "$");
+  if (!share.empty()) argv.insert(argv.end(), {"-L", share});
   const double per_test = ctx.profile.number("suite", "test_timeout_s", 0);
   if (per_test > 0) argv.insert(argv.end(), {"--timeout", std::to_string(static_cast<long>(per_test))});
   ProcessSpec spec;
@@ -40,7 +45,7 @@ GateResult run_suite_gate(const GateContext& ctx) {
   spec.timeout_s = ctx.deadline.remaining();
   spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}};
   spec.merge_stderr_into_stdout = true;
-  ctx.say("ctest " + ctx.candidate.dir.string() + " (excluding labels " + regex + ")");
+  ctx.say("ctest " + ctx.candidate.dir.string() + " (excluding labels " + regex + (share.empty() ? "" : ", only " + share) + ")");
   const auto p = run_process(spec);
   const std::string cmd = shell_join(argv, spec.env);
   r.details["ctest_command"] = cmd;
@@ -66,7 +71,8 @@ GateResult run_suite_gate(const GateContext& ctx) {
   } else {
     try {
       r.details["runs"] = nlohmann::json::array(
-          {{{"host", r.host.value("host", std::string("?"))}, {"ctest_exit", p.exited ? p.exit_code : -1}, {"note", p.tail(3)}}});
+          {{{"host", r.host.value("host", std::string("?"))}, {"ctest_exit", p.exited ? p.exit_code : -1}, {"note", p.tail(3)},
+            {"labels", ctx.suite_labels}}});
       judge_junit(r, read_junit(junit), p.exited ? p.exit_code : -1);
       for (auto& c : r.checks) c.command = cmd + " -R '^" + c.name + "$'";
     } catch (const Error& e) {

@@ -36,6 +36,26 @@ json suite_tests(const JUnitReport& rep) {
   return tests;
 }
 
+namespace {
+
+// True when one of the joined runs ran the whole suite (no label filter).
+bool covers_whole_suite(const json& runs) {
+  if (runs.empty()) return true;  // a result from before shares existed ran everything
+  for (const auto& run : runs)
+    if (run.value("labels", json::array()).empty()) return true;
+  return false;
+}
+
+std::string share_labels(const json& runs) {
+  std::string out;
+  for (const auto& run : runs)
+    for (const auto& l : run.value("labels", json::array()))
+      if (l.is_string()) out += (out.empty() ? "" : ",") + l.get<std::string>();
+  return out;
+}
+
+}  // namespace
+
 void judge_suite(GateResult& r) {
   r.checks.clear();
   const json tests = r.details.value("tests", json::array());
@@ -82,6 +102,12 @@ void judge_suite(GateResult& r) {
     all.status = Status::Fail;
     all.waivable = false;
     all.reason = tests.empty() ? "no test ran: nothing was checked" : "all " + std::to_string(skipped) + " tests were skipped: nothing was checked";
+  } else if (!covers_whole_suite(runs)) {
+    // A GPU host's share (landing gate suite --suite-labels) lists only the tests it ran: the
+    // others are absent, not passed, until a run of the whole suite is joined to it.
+    all.status = Status::Inconclusive;
+    all.reason = counts + " in a share of the suite (only labels " + share_labels(runs) +
+                 "); `landing import` it into the report whose suite ran everything";
   } else if (skipped > 0) {
     all.status = Status::Inconclusive;
     all.reason = counts + ": " + std::to_string(skipped) + " required tests did not run (first: " +

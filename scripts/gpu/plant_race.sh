@@ -5,8 +5,9 @@
 #   OUT/stress           the commit as it is: parity must PASS (the stress alone changes nothing)
 #   OUT/flash-nobarrier  flash attention without its end-of-tile-loop barrier
 #                        (kernels/attention_flash.cu; docs/perf-h200.md: passed parity at 0 before)
-#   OUT/gemm-nobarrier   the fast GEMM main loop without its per-k-tile barrier
-#                        (kernels/gemm_fast_kernel.cuh)
+#   OUT/gemm-nobarrier   the fused GEMM (the fast path's default) with consumers that no longer
+#                        wait on a stage's `full` mbarrier: they read the ring before the TMA
+#                        bytes land (kernels/gemm_ws_kernel.cuh, WsConsumer::tile)
 # Then scripts/gpu/race_check.sh runs parity and compute-sanitizer on each, on the device.
 #   scripts/gpu/plant_race.sh OUT [REV]      (REV default HEAD; about 3 × a CUDA build here)
 set -euo pipefail
@@ -57,6 +58,6 @@ plant() {
 : > "$out/PLANTED.txt"
 plant stress "" "" ""
 plant flash-nobarrier kernels/attention_flash.cu 'every warp is done with this stage before iteration j+1 refills it' '__syncthreads();'
-plant gemm-nobarrier kernels/gemm_fast_kernel.cuh 'cp_async_wait<D - 1>();  // group i+1' '__syncthreads();'
+plant gemm-nobarrier kernels/gemm_ws_kernel.cuh 'struct WsConsumer {' 'mbar_wait(full0 + 8 * stage, phase);'
 cat "$out/PLANTED.txt"
 du -sh "$out"

@@ -291,6 +291,28 @@ TEST_F(Import, SuiteRunsOfBothHostsAreJoined) {
   EXPECT_TRUE(has(s.evidence, "suite 2/0/0 (passed/failed/skipped) over 2 joined runs")) << s.evidence;
 }
 
+// The GPU host runs only its share (landing gate suite --suite-labels gpu): alone it is not a
+// suite PASS (the CPU tests are absent, not passed); joined with the report's whole run it is.
+TEST_F(Import, GpuHostShareOfTheSuiteCountsOnlyOnceJoined) {
+  GateResult share;
+  share.gate = "suite";
+  share.details["tests"] = json::array({{{"name", "GpuTest.B"}, {"outcome", "passed"}}});
+  share.details["runs"] = json::array({{{"host", "gpu-host"}, {"ctest_exit", 0}, {"labels", {"gpu"}}}});
+  judge_suite(share);
+  settle_from_checks(share);
+  EXPECT_EQ(share.status, Status::Inconclusive) << share.reason;
+  EXPECT_TRUE(has(share.reason, "in a share of the suite (only labels gpu)")) << share.reason;
+
+  auto r = bound("suite", "PASS");
+  r["details"]["tests"] = share.details["tests"];
+  r["details"]["runs"] = share.details["runs"];
+  write("suite.json", r);
+  import();
+  const auto s = gate("suite");
+  EXPECT_EQ(s.status, Status::Pass) << s.reason;
+  EXPECT_TRUE(has(s.evidence, "over 2 joined runs")) << s.evidence;
+}
+
 TEST_F(Import, EnvironmentShowsEachGatesHostGpuDriverAndClockRange) {
   auto r = bound("parity", "PASS");
   r["host"]["sm_clock_range_mhz"] = {1755, 1980};

@@ -66,6 +66,12 @@ TEST(LandingCli, BadArgumentsAreRefusedBeforeAnythingIsBuilt) {
   EXPECT_EQ(repo.landing({"gate", "parity", "--baseline", "HEAD", "--candidate", "HEAD", "--baseline-build", "a",
                           "--candidate-build", "b"}).exit_code, 4);                              // both kinds
   EXPECT_EQ(repo.landing({"run", "--baseline", "HEAD", "--candidate", "HEAD", "extra"}).exit_code, 4);
+  // The suite's GPU-host share: suite only, plain labels only (they become a ctest regex).
+  EXPECT_EQ(repo.landing({"gate", "parity", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu"}).exit_code, 4);
+  const auto bad_label = repo.landing({"gate", "suite", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu|.*"});
+  EXPECT_EQ(bad_label.exit_code, 4) << why(bad_label);
+  EXPECT_TRUE(has(bad_label.err, "--suite-labels: expected CTest labels")) << bad_label.err;
+  EXPECT_EQ(repo.landing({"run", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu"}).exit_code, 4);
   EXPECT_EQ(repo.landing({"report"}).exit_code, 4);
   EXPECT_EQ(repo.landing({"import"}).exit_code, 4);
   EXPECT_FALSE(fs::exists(repo.dir() / ".landing" / "build"));
