@@ -13,6 +13,13 @@
 #       default profiles/gates/default.yaml) must be the very file the report here was made with:
 #       results are bound to its sha256. Writes $OUT/results.tar.xz (for `landing import`),
 #       $OUT/gates.log, $OUT/summary.txt.
+#   suite   scripts/gpu/final_gates.sh suite BASELINE.tar.xz CANDIDATE_SHARE.tar.xz BASELINE_ID CANDIDATE_ID HARNESS
+#       The GPU host's share of the suite gate: `landing gate suite --suite-labels gpu` over the
+#       candidate build packed by scripts/gpu/stage_suite_share.sh. Its CTest files name the build
+#       by its absolute path on the machine that built it (BUILD_PATH.txt): that path is linked to
+#       the unpacked folder here, and the candidate's source folder beside it (its tests' fixture
+#       paths) to this tree, which must be the candidate's. HARNESS must know --suite-labels.
+#       Writes $OUT/results.tar.xz (import it here: joined with the local suite run), $OUT/gates.log.
 #   call 2  scripts/gpu/final_gates.sh demos RACE.tar.xz CALIB.tar.xz
 #       The planted-race demonstration (scripts/gpu/race_check.sh over plant_race.sh's builds: the
 #       stress build must PASS, flash-nobarrier and gemm-nobarrier must FAIL) and the A/B
@@ -31,7 +38,7 @@ t0=$SECONDS
 usage() { echo "final_gates: $*" >&2; sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 4; }
 die() { echo "final_gates: $*" >&2; exit 5; }
 mode=${1:-}
-[[ $mode == gates || $mode == demos ]] || usage "first argument: gates or demos"
+[[ $mode == gates || $mode == demos || $mode == suite ]] || usage "first argument: gates, suite or demos"
 out=${OUT:-final-out}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 work=${FINAL_WORK:-/tmp/pfx-final}
@@ -53,6 +60,46 @@ unpack() {
   rm -rf "$2" && mkdir -p "$2"
   tar xJf "$1" -C "$2" --strip-components=1 || die "$1 does not unpack (expected a .tar.xz with one top folder)"
 }
+
+# check_harness BINARY: a landing that can judge (pinning); prints its absolute path.
+check_harness() {
+  [[ -x $1 ]] || die "$1: no landing binary (the judging harness)"
+  local h
+  h=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+  "$h" --version --json > "$work/harness.json" 2>/dev/null && grep -q '"harness"' "$work/harness.json" ||
+    die "$h predates harness pinning (no capabilities.judging \"harness\" in \`landing --version --json\`): pass a landing built from a reviewed commit that has it"
+  echo "$h"
+}
+
+if [[ $mode == suite ]]; then
+  (($# == 6)) || usage "suite takes BASELINE.tar.xz CANDIDATE_SHARE.tar.xz BASELINE_ID CANDIDATE_ID HARNESS"
+  base_archive=$2 share_archive=$3 base_id=$4 cand_id=$5
+  profile=${PROFILE:-profiles/gates/default.yaml}
+  [[ -f $profile ]] || die "$profile: no gate profile (run from the repository root)"
+  mkdir -p "$work"
+  harness=$(check_harness "$6") || exit 5
+  unpack "$base_archive" "$work/baseline"
+  unpack "$share_archive" "$work/candidate"
+  built_at=$(cat "$work/candidate/BUILD_PATH.txt" 2>/dev/null) || die "$share_archive: no BUILD_PATH.txt (pack it with scripts/gpu/stage_suite_share.sh)"
+  [[ $built_at = /*/build/* && ! -e $built_at ]] || die "BUILD_PATH.txt says '$built_at': expected an absolute build path that does not exist here"
+  mkdir -p "$(dirname "$built_at")" && ln -s "$work/candidate" "$built_at"
+  # A landing build's sources sit at <cache>/src/<id> beside <cache>/build/<id>: this tree.
+  src_at=$(dirname "$(dirname "$built_at")")/src/$(basename "$built_at")
+  [[ -e $src_at ]] || { mkdir -p "$(dirname "$src_at")" && ln -s "$PWD" "$src_at"; }
+  export PFX_PROJECT_FIXTURES=$PWD/tests/fixtures
+  note "suite share: candidate $cand_id at $built_at, labels gpu, harness $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("commit", "?")[:12])' "$work/harness.json")"
+  results=$work/results
+  rm -rf "$results"
+  timeout --signal=TERM --kill-after=10 "${CAP_S:-400}" "$harness" gate suite --suite-labels gpu --baseline-build "$work/baseline" \
+    --candidate-build "$built_at" --baseline-id "$base_id" --candidate-id "$cand_id" --gates "$profile" \
+    --fixtures "$PFX_FIXTURES" --out "$results" --harness "$harness" > "$out/gates.log" 2>&1
+  rc=$?
+  note "suite: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], "-", (r.get("evidence") or r["reason"])[:200])' \
+    "$results/gates/suite.json" 2>/dev/null || echo "no result (rc=$rc)")"
+  [[ -d $results ]] && tar cJf "$out/results.tar.xz" -C "$work" results
+  note "elapsed: $((SECONDS - t0)) s"
+  exit 0
+fi
 
 if [[ $mode == gates ]]; then
   (($# == 6)) || usage "gates takes BASELINE.tar.xz CANDIDATE.tar.xz BASELINE_ID CANDIDATE_ID HARNESS"
