@@ -15,7 +15,10 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/fixtures}
 landing=${LANDING:?LANDING: the landing binary that judges (the baseline build\'s gates/landing/landing)}
 stress=$planted/stress
+# The builds' id: the commit their prefill reports, else (plant_race.sh builds a `git archive`,
+# which has no git to ask) the one PLANTED.txt names.
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commit"][:12])' "$stress/version.json")
+[[ $id =~ ^[0-9a-f]{7,40}$ ]] || id=$(awk '$1 == "stress:" {print $2; exit}' "$planted/PLANTED.txt")
 tiny=/tmp/pfx-race-tiny.gguf
 [[ -f $tiny ]] || "$stress/engine/cli/prefill" synth --profile profiles/models/tiny.yaml --out "$tiny" --seed 1 >/dev/null || exit 1
 # 1,536 tokens on tiny: 24 key tiles of 64 per flash block; the prompt the sanitizers run.

@@ -24,13 +24,17 @@ print("\n".join(sorted(exes)))
 ' "$build" > "$list"
 [[ -s $list ]] || { echo "stage_suite_share: no test labelled gpu in $build" >&2; exit 1; }
 echo "$build" > "$build/BUILD_PATH.txt"
-(cd "$build" && find . -name CTestTestfile.cmake -printf '%P\n') >> "$list"
+# CTest's files: each folder's CTestTestfile.cmake and the gtest_discover_tests lists it includes
+# (<test>[1]_include.cmake, <test>[1]_tests.cmake).
+(cd "$build" && find . \( -name CTestTestfile.cmake -o -name '*\[1\]_include.cmake' -o -name '*\[1\]_tests.cmake' \) -printf '%P\n') >> "$list"
 # Helpers the GPU tests start themselves (the tracer's test programs) travel too.
 for f in BUILD_PATH.txt tests/gates/trace/trace_gpu_program tests/gates/trace/trace_plain_cuda_program engine/cli/prefill engine/cli/kernel-resources.json engine/cli/kernel-sass.json gates/trace/kerneltrace \
          gates/trace/libkerneltrace.so gates/landing/landing; do
   [[ -e $build/$f ]] && echo "$f" >> "$list"
 done
 top=$(basename "$build")
-tar cJf "$archive" -C "$(dirname "$build")" $(sed "s|^|$top/|" "$list")
-echo "stage_suite_share: $(grep -c . "$list") files, $(wc -l < <(grep -v CTestTestfile "$list")) binaries and records" >&2
+sed "s|^|$top/|" "$list" > "$list.top"
+tar cJf "$archive" -C "$(dirname "$build")" -T "$list.top"
+rm -f "$list.top"
+echo "stage_suite_share: $(grep -c . "$list") files, $(grep -vc '\.cmake$' "$list") binaries and records" >&2
 ls -la "$archive"
