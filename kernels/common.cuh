@@ -1,11 +1,13 @@
-// Device-side building blocks shared by the kernels: warp/block reductions and fp16 packing; the
-// PTX wrappers (mma.sync, ldmatrix, cp.async, wgmma, mbarriers, bulk copies) come with it from
-// kernels/ptx.cuh. Include only from .cu files.
+// Device-side building blocks shared by the kernels: warp/block reductions and fp16 bit
+// conversions; the PTX wrappers (mma.sync, ldmatrix, cp.async, wgmma, mbarriers, bulk copies) come
+// with it from kernels/ptx.cuh, fp16 packing (pack_half2_rn) and the other host-device twins of
+// intrinsics from kernels/hd_ops.cuh. Include only from .cu files.
 #pragma once
 #include <cuda_fp16.h>
 
 #include <cstdint>
 
+#include "kernels/hd_ops.cuh"  // pack_half2_rn and the other host-device twins
 #include "kernels/ptx.cuh"
 
 namespace pfx::kernels::dev {
@@ -57,11 +59,5 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
 // fp32 -> fp16 round-to-nearest-even, as raw bits.
 __device__ __forceinline__ uint16_t f2h_bits(float v) { return __half_as_ushort(__float2half_rn(v)); }
 __device__ __forceinline__ float h2f_bits(uint16_t h) { return __half2float(__ushort_as_half(h)); }
-
-// Two fp32 -> one register of two fp16 (lo in the low half), round-to-nearest-even.
-__device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
-  const __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&h);
-}
 
 }  // namespace pfx::kernels::dev

@@ -20,8 +20,7 @@ namespace pfx::kernels {
 struct DequantCfg {
   static constexpr int kThreads = 256;
   static constexpr int kElemsPerThread = 8;  // 16 bytes of fp16 output
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "dequant: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "dequant: whole warps, within the block limit");
 };
 
 namespace {
@@ -46,10 +45,10 @@ __device__ __forceinline__ void dequant_body(const uint8_t* __restrict__ w, Out*
         Dec::decode8(w, i0, v);
         if constexpr (std::is_same_v<Out, uint16_t>) {
           uint4 packed;
-          packed.x = dev::pack_half2(v[0], v[1]);
-          packed.y = dev::pack_half2(v[2], v[3]);
-          packed.z = dev::pack_half2(v[4], v[5]);
-          packed.w = dev::pack_half2(v[6], v[7]);
+          packed.x = dev::pack_half2_rn(v[0], v[1]);
+          packed.y = dev::pack_half2_rn(v[2], v[3]);
+          packed.z = dev::pack_half2_rn(v[4], v[5]);
+          packed.w = dev::pack_half2_rn(v[6], v[7]);
           *reinterpret_cast<uint4*>(out + i0) = packed;
         } else {
           reinterpret_cast<float4*>(out + i0)[0] = make_float4(v[0], v[1], v[2], v[3]);

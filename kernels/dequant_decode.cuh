@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/common.cuh"
+#include "kernels/hd_ops.cuh"
 #include "quant/blocks.h"
 
 namespace pfx::kernels::dev {
@@ -23,17 +24,6 @@ using quant::BlockQ5_1;
 using quant::BlockQ5_K;
 using quant::BlockQ6_K;
 using quant::BlockQ8_0;
-
-// ggml's get_scale_min_k4: 6-bit scale and min of sub-block j (0..7) of a q4_K / q5_K block.
-__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* q, int& sc, int& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
 
 // ---- element-wise types: one element per "block" -----------------------------------------------
 // Raw: the stored element; Derived::one(Raw) its fp32 value.

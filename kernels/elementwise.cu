@@ -13,8 +13,7 @@ namespace pfx::kernels {
 struct ElementwiseCfg {
   static constexpr int kThreads = 256;
   static constexpr int kVec = 4;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "elementwise: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "elementwise: whole warps, within the block limit");
 };
 
 namespace {
@@ -31,8 +30,8 @@ __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     const float4 gv = reinterpret_cast<const float4*>(g)[i];
     const float4 uv = reinterpret_cast<const float4*>(u)[i];
     uint2 o;
-    o.x = dev::pack_half2(dev::swiglu_f32(gv.x, uv.x), dev::swiglu_f32(gv.y, uv.y));
-    o.y = dev::pack_half2(dev::swiglu_f32(gv.z, uv.z), dev::swiglu_f32(gv.w, uv.w));
+    o.x = dev::pack_half2_rn(dev::swiglu_f32(gv.x, uv.x), dev::swiglu_f32(gv.y, uv.y));
+    o.y = dev::pack_half2_rn(dev::swiglu_f32(gv.z, uv.z), dev::swiglu_f32(gv.w, uv.w));
     reinterpret_cast<uint2*>(a)[i] = o;
   }
   for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) a[i] = dev::f2h_bits(dev::swiglu_f32(g[i], u[i]));
@@ -59,8 +58,8 @@ __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     const float4 v = reinterpret_cast<const float4*>(in)[i];
     uint2 o;
-    o.x = dev::pack_half2(v.x, v.y);
-    o.y = dev::pack_half2(v.z, v.w);
+    o.x = dev::pack_half2_rn(v.x, v.y);
+    o.y = dev::pack_half2_rn(v.z, v.w);
     reinterpret_cast<uint2*>(out)[i] = o;
   }
   for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) out[i] = dev::f2h_bits(in[i]);

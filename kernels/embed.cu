@@ -13,8 +13,7 @@ namespace pfx::kernels {
 struct EmbedCfg {
   static constexpr int kThreads = 128;
   static constexpr int kElemsPerThread = 8;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "embed: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "embed: whole warps, within the block limit");
 };
 
 namespace {
