@@ -1,11 +1,13 @@
-// The checks every GEMM test of tests/kernels/gemm makes of one launch on random data: the three
-// epilogues (StoreF32 into a poisoned buffer, AccumulateF32 onto random fp32 values, StoreF16)
-// against the float64 reference, with a tolerance per element; and the random fp32 values and
+// The checks the GEMM tests of tests/kernels/gemm (gemm_fast, gemv, gemm_ws) share: the three
+// epilogues of one launch on random data (StoreF32 into a poisoned buffer, AccumulateF32 onto
+// random fp32 values, StoreF16) against the float64 reference with a tolerance per element, the
+// X = identity product that must give the fp16 weights bit for bit, and the random fp32 values and
 // fp16-range helpers they use. Header-only; GPU tests (gpu_test_support.h).
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "gemm_reference.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gpu_test_support.h"
+#include "quant/fp16.h"
 
 namespace pfx::kernels::test {
 
@@ -74,5 +77,31 @@ struct EpilogueCase {
       EXPECT_TRUE(compare(label + " StoreF16", halves_to_double(y16.download()), ref.y, f16_tol));
   }
 };
+
+// X = identity [T, K], T = K: y[t][n] must be w16[n][t] exactly, as fp16 output g16 (either zero
+// for a zero) and as fp32 output g32 (its fp32 value) of N rows. Reports the first 8 mismatches
+// under `label`, then whether any.
+inline void expect_identity_product(const std::string& label, const std::vector<uint16_t>& w16, int64_t K,
+                                    const std::vector<uint16_t>& g16, const std::vector<float>& g32, int64_t T,
+                                    int64_t N) {
+  int64_t bad = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t n = 0; n < N; ++n) {
+      const uint16_t want = w16[static_cast<size_t>(n * K + t)];
+      const uint16_t got = g16[static_cast<size_t>(t * N + n)];
+      const float got32 = g32[static_cast<size_t>(t * N + n)];
+      const bool both_zero = (want & 0x7FFF) == 0 && (got & 0x7FFF) == 0;
+      const bool ok16 = got == want || both_zero;
+      const bool ok32 = got32 == quant::fp16_to_fp32(want);  // -0 == +0
+      if (!ok16 || !ok32) {
+        if (++bad <= 8)
+          ADD_FAILURE() << label << ": w[" << n << "][" << t << "] want 0x" << std::hex << want << " got fp16 0x" << got
+                        << std::dec << " / fp32 " << got32;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << label;
+  if (bad == 0) std::printf("  %s: all %lld weights bit-identical\n", label.c_str(), static_cast<long long>(T * N));
+}
 
 }  // namespace pfx::kernels::test
