@@ -3,7 +3,7 @@
 # everything is present. Usage: scripts/bootstrap.sh
 set -euo pipefail
 pkgs=(cmake ninja-build g++ git python3 python3-pip libboost-program-options-dev libyaml-cpp-dev
-      nlohmann-json3-dev libgtest-dev libicu-dev chromium python3-yaml)
+      nlohmann-json3-dev libgtest-dev libicu-dev libpugixml-dev chromium python3-yaml)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

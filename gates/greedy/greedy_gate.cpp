@@ -2,6 +2,7 @@
 #include "greedy/greedy_gate.h"
 
 #include "contract/prefill_cli.h"
+#include "metrics/compare.h"
 
 namespace pfx::gates {
 
@@ -21,13 +22,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
   const int n = static_cast<int>(ctx.profile.integer("greedy", "tokens", 32));
   std::string backend = ctx.profile.string("greedy", "backend", "auto");
   std::string path = ctx.profile.string("greedy", "path", "fast");
-  for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    if (auto miss = missing_capability(*b, "subcommands", "greedy")) {
-      r.status = Status::Skipped;
-      r.reason = *miss;
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
-    }
+  if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{contract::capability::kSubcommands, "greedy"}})) return r;
   const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   const auto cand = ctx.engine(ctx.candidate);
   const auto base = ctx.engine(ctx.baseline);
@@ -73,20 +68,14 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name + " (" + backend_note + ")");
     Check c;
     c.name = cs.name;
-    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
-    if (!model.ok) {
-      c.status = model.unavailable ? Status::Skipped : Status::Fail;
-      c.waivable = false;
-      c.reason = model.error;
-      r.checks.push_back(c);
-      continue;
-    }
-    const auto gb = base.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    const auto model = ctx.model_or_check(r, cs.name, cs.model);
+    if (!model) continue;
+    const auto gb = base.greedy(*model, cs.input, n, backend, path, ctx.deadline.remaining());
     if (!gb.ok()) {
       r.checks.push_back(failed_call_check(cs.name, gb, "baseline greedy"));
       continue;
     }
-    const auto gc = cand.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    const auto gc = cand.greedy(*model, cs.input, n, backend, path, ctx.deadline.remaining());
     if (!gc.ok()) {
       r.checks.push_back(failed_call_check(cs.name, gc, "candidate greedy"));
       continue;
@@ -97,25 +86,21 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       ib = gb.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
       ic = gc.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
     } catch (const json::exception& e) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = std::string("greedy --json output lacks generated_ids: ") + e.what();
+      fail_hard(c, std::string("greedy --json output lacks generated_ids: ") + e.what());
       r.checks.push_back(c);
       continue;
     }
     const std::string tb = gb.output.value(contract::field::kText, ""), tc = gc.output.value(contract::field::kText, "");
     json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", tb}, {"candidate_text", tc}};
     if (ib.empty() && ic.empty()) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = "both builds generated no token: nothing was compared";
+      fail_hard(c, "both builds generated no token: nothing was compared");
     } else if (ib == ic && tb == tc) {
       c.status = Status::Pass;
       c.reason = "byte-identical: " + std::to_string(ic.size()) + " tokens";
       ++identical;
     } else {
-      size_t k = 0;
-      while (k < ib.size() && k < ic.size() && ib[k] == ic[k]) ++k;
+      const int64_t first = pfx::first_divergence(ib, ic);
+      const size_t k = first < 0 ? ib.size() : static_cast<size_t>(first);  // identical ids: the text differs
       c.status = Status::Fail;
       if (k == ib.size() && k == ic.size()) {
         c.reason = "same token ids but different text (detokenization changed)";

@@ -8,7 +8,7 @@
 #include "cli/version.h"
 #include "contract/exit_codes.h"
 #include "core/gate_profile.h"
-#include "core/git.h"
+#include "run/git.h"
 
 namespace pfx::gates::cli {
 

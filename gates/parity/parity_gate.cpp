@@ -3,9 +3,10 @@
 
 #include <optional>
 
-#include "core/format.h"
-#include "core/logits_compare.h"
-#include "core/residual_diff.h"
+#include "contract/prefill_cli.h"
+#include "logits/logits_compare.h"
+#include "logits/residual_diff.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -34,7 +35,7 @@ std::string exceeded(const LogitsComparison& cmp, const Thresholds& t) {
   if (cmp.max_rel_dev > t.max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(t.max_rel);
   if (t.max_nmse >= 0 && cmp.nmse > t.max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(t.max_nmse);
   if (t.min_top1 >= 0 && cmp.top1_agreement < t.min_top1)
-    why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + pct(cmp.top1_agreement) + " < " + pct(t.min_top1);
+    why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + percent(cmp.top1_agreement) + " < " + percent(t.min_top1);
   return why;
 }
 
@@ -128,14 +129,10 @@ GateResult run_parity_gate(const GateContext& ctx) {
                                      {"bound_fraction_of_max_rel_dev", kLayerBoundFractionOfThreshold},
                                      {"max_cases", kMaxLocalisedCases}};
   r.details["paths"] = {fast, ref};
-  for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "logits"}, {"backends", backend},
-                                   {"paths", fast}, {"paths", ref}})
-    if (auto miss = missing_capability(ctx.candidate, list, name)) {
-      r.status = Status::Skipped;
-      r.reason = *miss;
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
-    }
+  namespace cap = contract::capability;
+  if (ctx.skipped_without(r, {&ctx.candidate},
+                          {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}, {cap::kPaths, fast}, {cap::kPaths, ref}}))
+    return r;
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
@@ -163,23 +160,17 @@ GateResult run_parity_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
-    if (!model.ok) {
-      c.status = model.unavailable ? Status::Skipped : Status::Fail;
-      c.waivable = false;
-      c.reason = model.error;
-      r.checks.push_back(c);
-      continue;
-    }
+    const auto model = ctx.model_or_check(r, cs.name, cs.model);
+    if (!model) continue;
     const fs::path out_fast = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + fast + ".npy");
     const fs::path out_ref = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + ref + ".npy");
-    const auto a = eng.logits(model.path, cs.input, backend, fast, out_fast, ctx.deadline.remaining());
+    const auto a = eng.logits(*model, cs.input, backend, fast, out_fast, ctx.deadline.remaining());
     if (!a.ok()) {
       r.checks.push_back(failed_call_check(cs.name, a, fast + " path"));
       if (a.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
       continue;
     }
-    const auto b = eng.logits(model.path, cs.input, backend, ref, out_ref, ctx.deadline.remaining());
+    const auto b = eng.logits(*model, cs.input, backend, ref, out_ref, ctx.deadline.remaining());
     if (!b.ok()) {
       r.checks.push_back(failed_call_check(cs.name, b, ref + " path"));
       if (b.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
@@ -190,9 +181,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
     std::string err = load_finite_logits(out_fast, la);
     if (err.empty()) err = load_finite_logits(out_ref, lb);
     if (!err.empty()) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = err;
+      fail_hard(c, err);
       r.checks.push_back(c);
       continue;
     }
@@ -200,15 +189,13 @@ GateResult run_parity_gate(const GateContext& ctx) {
     c.metrics = to_json(cmp);
     rows.push_back({{"case", cs.name}, {"metrics", c.metrics}});
     if (!cmp.shape_match) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = fast + " vs " + ref + ": " + cmp.shape_error;
+      fail_hard(c, fast + " vs " + ref + ": " + cmp.shape_error);
       r.checks.push_back(c);
       continue;
     }
     const std::string why = exceeded(cmp, limits);
     c.status = why.empty() ? Status::Pass : Status::Fail;
-    c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + pct(cmp.top1_agreement)
+    c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + percent(cmp.top1_agreement)
                            : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
                                  std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
                                  std::to_string(cmp.worst_ref) + ")";
@@ -220,7 +207,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
       Localisation loc;
       if (localise_attempts < kMaxLocalisedCases) {
         ++localise_attempts;
-        loc = localise_divergence(ctx, eng, model.path, cs, i, backend, fast, ref, limits);
+        loc = localise_divergence(ctx, eng, *model, cs, i, backend, fast, ref, limits);
       } else {
         loc.details = {{"status", "not attempted"},
                        {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
@@ -250,7 +237,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
   if (worst >= 0)
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
-                 ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + pct(min_agree) + "; " + std::to_string(passed) + "/" +
+                 ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + percent(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
   if (!localised.empty()) {
     r.evidence += "; first diverging layer";

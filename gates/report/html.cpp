@@ -5,8 +5,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/format.h"
-#include "core/xml.h"
+#include "junit/xml.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 

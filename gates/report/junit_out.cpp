@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "core/format.h"
-#include "core/xml.h"
+#include "junit/xml.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/format.h"
 #include "report/html.h"
 #include "report/junit_out.h"
 #include "report/markdown.h"
 #include "util/error.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -146,7 +146,7 @@ std::string render_index_md(const json& idx) {
     const auto& h = e["headline"];
     if (h.is_object())
       o << " · " << h.value("metric", std::string()) << " " << fixed(h.value("before", 0.0), 1) << " → " << fixed(h.value("after", 0.0), 1)
-        << " (" << signed_pct(h.value("delta_pct", 0.0)) << ")";
+        << " (" << signed_percent(h.value("delta_pct", 0.0)) << ")";
     o << " · " << e.value("created", "") << "\n";
     for (const auto& f : e.value("failing", json::array())) {
       std::string line = f.get<std::string>();

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/format.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 

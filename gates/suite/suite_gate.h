@@ -2,8 +2,8 @@
 // landing never recurses into its own end-to-end tests), read back from CTest's JUnit output:
 // passed/failed/skipped and the failing tests by name. FAIL on any failure or on no test at all.
 #pragma once
-#include "core/gate_context.h"
-#include "suite/junit.h"
+#include "run/gate_context.h"
+#include "junit/junit.h"
 
 namespace pfx::gates {
 

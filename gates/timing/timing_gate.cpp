@@ -6,14 +6,15 @@
 #include <cmath>
 #include <map>
 
-#include "core/format.h"
 #include "contract/prefill_cli.h"
 #include "timing/role_bytes.h"
 #include "timing/timing_report.h"
 #include "trace/diff.h"
 #include "trace/summary.h"
+#include "trace/trace_cli.h"
 #include "trace/trace_json.h"
 #include "util/error.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -24,7 +25,7 @@ namespace {
 
 std::string mover_text(const pfx::trace::DiffRow& row) {
   std::string s = row.key + " " + grouped(std::llround(row.a_ns)) + " → " + grouped(std::llround(row.b_ns)) + " ns";
-  if (row.delta_percent) s += " (" + signed_pct(*row.delta_percent) + ")";
+  if (row.delta_percent) s += " (" + signed_percent(*row.delta_percent) + ")";
   else s += " (added)";
   return s;
 }
@@ -50,9 +51,9 @@ std::vector<Check> budget_checks(const TimingModel& m, const json& budgets, cons
       c.metrics = rows[k];
       if (dp > limit + noise) {
         c.status = Status::Fail;
-        c.reason = "role " + row.key + " " + signed_pct(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
+        c.reason = "role " + row.key + " " + signed_percent(dp) + " > budget " + fixed(limit, 1) + "% + noise " + fixed(noise, 1) + "%";
       } else {
-        c.reason = "role " + row.key + " " + signed_pct(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
+        c.reason = "role " + row.key + " " + signed_percent(dp) + " within budget " + fixed(limit, 1) + "% (+ noise " + fixed(noise, 1) + "%)";
       }
       out.push_back(c);
     }
@@ -64,7 +65,7 @@ std::string model_evidence(const TimingModel& m) {
   const auto& d = m.diff;
   const double ta = d.a_kernel_ns, tb = d.b_kernel_ns;
   std::string ev = m.model + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
-                   (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
+                   (ta > 0 ? " (" + signed_percent((tb - ta) / ta * 100) + ")" : "") + "; top movers: ";
   for (size_t i = 0; i < d.kernels.size() && i < 3; ++i) ev += (i ? "; " : "") + mover_text(d.kernels[i]);
   int added = 0, removed = 0;
   for (const auto& k : d.kernels) {
@@ -120,104 +121,105 @@ void judge_timing_model(GateResult& r, const std::string& model_name, const std:
   r.checks.push_back(traced);
 }
 
+namespace {
+
+// gates.timing.* as the gate uses them.
+struct TimingSettings {
+  std::vector<std::string> models;
+  int prompt = 512, reps = 3, warmup = 1;
+  std::string path, busy_range;
+  json budgets;
+
+  explicit TimingSettings(const GateProfile& p)
+      : models(p.strings("timing", "models")),
+        prompt(static_cast<int>(p.integer("timing", "prompt_tokens", 512))),
+        reps(static_cast<int>(std::max(1L, p.integer("timing", "reps", 3)))),
+        warmup(static_cast<int>(p.integer("timing", "warmup", 1))),
+        path(p.string("timing", "path", "fast")),
+        busy_range(p.string("timing", "busy_range", "prefill")),
+        budgets(p.gate("timing").value("role_budgets", json::array())) {
+    if (models.empty() && !p.string("ab", "model", "").empty()) models.push_back(p.string("ab", "model", ""));
+    if (!budgets.is_array()) fail(p.origin(), ": gates.timing.role_budgets: expected a list of {role, max_regression_pct}");
+  }
+};
+
+// One traced `prefill bench` of build `b` (`label`: baseline or candidate) under `landing trace`:
+// its summary, or nullopt after adding the check that says why there is none.
+std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::path& landing_exe, const TimingSettings& s,
+                                              const std::string& model_name, const fs::path& model, int rep, const Build& b,
+                                              const std::string& label, GateResult& r) {
+  ctx.say(model_name + " rep " + std::to_string(rep + 1) + "/" + std::to_string(s.reps) + ": trace " + label);
+  const fs::path out = ctx.work_dir / ("timing-" + model_name + "-" + std::to_string(rep) + "-" + label + ".json");
+  fs::remove(out);
+  ProcessSpec spec;
+  spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", s.busy_range, "--skip", std::to_string(s.warmup), "--quiet", "--"};
+  // The traced command: the same `prefill bench` the engine runner would run.
+  const std::vector<std::string> bench = {b.prefill.string(), "bench", "--model", model.string(), "-p", std::to_string(s.prompt), "-r", "1",
+                                          "--warmup", std::to_string(s.warmup), "--path", s.path, "--json"};
+  spec.argv.insert(spec.argv.end(), bench.begin(), bench.end());
+  spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+  spec.timeout_s = ctx.deadline.remaining();
+  const auto p = run_process(spec);
+  const std::string command = shell_join(spec.argv, spec.env);
+  if (p.timed_out || p.signal || !p.exited || p.exit_code != 0) {
+    const bool no_tracer = p.exited && p.exit_code == pfx::trace::kTraceNoTrace;
+    Check c = hard_failure(model_name,
+                           (no_tracer ? "tracer produced no trace (CUPTI unavailable?): " : label + " traced bench ") + p.describe() +
+                               (p.tail(3).empty() ? "" : ": " + p.tail(3)),
+                           command);
+    if (no_tracer) c.status = Status::Skipped;
+    r.checks.push_back(c);
+    return std::nullopt;
+  }
+  try {
+    return pfx::trace::summarize(pfx::trace::load_trace(out), out.string(), {s.busy_range});
+  } catch (const Error& e) {
+    r.checks.push_back(hard_failure(model_name, std::string("trace unreadable: ") + e.what(), command));
+    return std::nullopt;
+  }
+}
+
+// One model: a GPU probe, then `reps` alternating baseline/candidate traces, judged together.
+void time_model(const GateContext& ctx, const fs::path& landing_exe, const TimingSettings& s, const std::string& model_name, GateResult& r) {
+  const auto model = ctx.model_or_check(r, model_name, model_name);
+  if (!model) return;
+  // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
+  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.path, ctx.deadline.remaining());
+  if (!probe.ok()) {
+    r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
+    return;
+  }
+  const auto role_bytes = weight_bytes(ctx, *model);
+  std::vector<pfx::trace::TraceDiff> diffs;
+  for (int rep = 0; rep < s.reps; ++rep) {
+    const auto base = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.baseline, "baseline", r);
+    if (!base) return;
+    const auto cand = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.candidate, "candidate", r);
+    if (!cand) return;
+    diffs.push_back(pfx::trace::diff_summaries(*base, *cand));
+  }
+  judge_timing_model(r, model_name, diffs, s.budgets, ctx.profile.origin(), s.prompt, role_bytes);
+}
+
+}  // namespace
+
 GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) {
   GateResult r = ctx.start();
-  for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "bench"}, {"backends", "cuda"}})
-      if (auto miss = missing_capability(*b, list, name)) {
-        r.status = Status::Skipped;
-        r.reason = *miss;
-        r.duration_s = ctx.deadline.elapsed();
-        return r;
-      }
-  auto models = ctx.profile.strings("timing", "models");
-  if (models.empty() && !ctx.profile.string("ab", "model", "").empty()) models.push_back(ctx.profile.string("ab", "model", ""));
-  const int prompt = static_cast<int>(ctx.profile.integer("timing", "prompt_tokens", 512));
-  const int reps = static_cast<int>(std::max(1L, ctx.profile.integer("timing", "reps", 3)));
-  const int warmup = static_cast<int>(ctx.profile.integer("timing", "warmup", 1));
-  const std::string path = ctx.profile.string("timing", "path", "fast");
-  const std::string busy_range = ctx.profile.string("timing", "busy_range", "prefill");
-  const json budgets = ctx.profile.gate("timing").value("role_budgets", json::array());
-  if (!budgets.is_array()) fail(ctx.profile.origin(), ": gates.timing.role_budgets: expected a list of {role, max_regression_pct}");
+  namespace cap = contract::capability;
+  if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{cap::kSubcommands, "bench"}, {cap::kBackends, "cuda"}})) return r;
+  const TimingSettings s(ctx.profile);
   fs::create_directories(ctx.work_dir);
   if (auto probe = gpu_probe(ctx)) {
     r.checks.push_back(*probe);
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }
-  for (const auto& model_name : models) {
-    Check traced;
-    traced.name = model_name;
-    const auto model = ctx.models.resolve(model_name, ctx.deadline.remaining());
-    if (!model.ok) {
-      traced.status = model.unavailable ? Status::Skipped : Status::Fail;
-      traced.waivable = false;
-      traced.reason = model.error;
-      r.checks.push_back(traced);
-      continue;
-    }
-    // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
-    const auto probe = ctx.engine(ctx.candidate).bench(model.path, {prompt}, 0, 1, 0, path, ctx.deadline.remaining());
-    if (!probe.ok()) {
-      r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
-      continue;
-    }
-    const auto role_bytes = weight_bytes(ctx, model.path);
-    std::vector<pfx::trace::TraceDiff> diffs;
-    bool broke = false;
-    for (int rep = 0; rep < reps && !broke; ++rep) {
-      std::pair<const Build*, std::string> sides[] = {{&ctx.baseline, "baseline"}, {&ctx.candidate, "candidate"}};
-      std::map<std::string, pfx::trace::Summary> sums;
-      for (auto& [b, label] : sides) {
-        ctx.say(model_name + " rep " + std::to_string(rep + 1) + "/" + std::to_string(reps) + ": trace " + label);
-        const fs::path out = ctx.work_dir / ("timing-" + model_name + "-" + std::to_string(rep) + "-" + label + ".json");
-        fs::remove(out);
-        ProcessSpec spec;
-        spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", busy_range, "--skip",
-                     std::to_string(warmup), "--quiet", "--"};
-        // The traced command: the same `prefill bench` the engine runner would run.
-        std::vector<std::string> args = {b->prefill.string(), "bench", "--model", model.path.string(), "-p",
-                                         std::to_string(prompt), "-r", "1", "--warmup", std::to_string(warmup),
-                                         "--path", path, "--json"};
-        spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-        spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
-        spec.timeout_s = ctx.deadline.remaining();
-        const auto p = run_process(spec);
-        Check c;
-        c.name = model_name;
-        c.command = shell_join(spec.argv, spec.env);
-        if (p.timed_out || p.signal || !p.exited || p.exit_code != 0) {
-          const bool no_tracer = p.exited && p.exit_code == 4;
-          c.status = no_tracer ? Status::Skipped : Status::Fail;
-          c.waivable = false;
-          c.reason = (no_tracer ? "tracer produced no trace (CUPTI unavailable?): " : label + " traced bench ") + p.describe() +
-                     (p.tail(3).empty() ? "" : ": " + p.tail(3));
-          r.checks.push_back(c);
-          broke = true;
-          break;
-        }
-        try {
-          sums[label] = pfx::trace::summarize(pfx::trace::load_trace(out), out.string(), {busy_range});
-        } catch (const Error& e) {
-          c.status = Status::Fail;
-          c.waivable = false;
-          c.reason = std::string("trace unreadable: ") + e.what();
-          r.checks.push_back(c);
-          broke = true;
-          break;
-        }
-      }
-      if (broke) break;
-      diffs.push_back(pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]));
-    }
-    if (broke) continue;
-    judge_timing_model(r, model_name, diffs, budgets, ctx.profile.origin(), prompt, role_bytes);
-  }
+  for (const auto& model_name : s.models) time_model(ctx, landing_exe, s, model_name, r);
   json per_model = r.details.value("models", json::array());
   std::vector<std::string> evidence = r.details.value("model_evidence", std::vector<std::string>{});
   r.details.erase("model_evidence");
   r.details["models"] = per_model;
-  r.details["role_budgets"] = budgets;
+  r.details["role_budgets"] = s.budgets;
   for (size_t i = 0; i < evidence.size(); ++i) r.evidence += (i ? " | " : "") + evidence[i];
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;

@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "trace/diff.h"
 
 namespace pfx::gates {

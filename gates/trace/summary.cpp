@@ -8,7 +8,7 @@
 
 #include "trace/json_fields.h"
 #include "trace/roles.h"
-#include "trace/text_format.h"
+#include "util/text_format.h"
 
 namespace pfx::trace {
 

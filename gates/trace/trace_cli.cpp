@@ -1,11 +1,12 @@
 // `trace` subcommands: run a program under the tracer, summarize, diff, recover (usage below).
 #include "trace/trace_cli.h"
 
-#include <charconv>
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "trace/diff.h"
@@ -48,36 +49,32 @@ std::string usage(const std::string& prog) {
          "exit codes: 0 ok, 1 the traced program failed, 2 usage, 3 bad or missing trace, 4 no trace produced\n";
 }
 
-std::uint32_t parse_count(const std::string& flag, const std::string& text, std::uint32_t min, std::uint32_t max) {
-  std::uint32_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < min || value > max) {
-    throw UsageError(flag + " " + text + ": expected an integer in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "]");
-  }
+namespace po = boost::program_options;
+
+// A count flag's value within [min, max].
+std::uint32_t checked_count(const po::variables_map& vm, const char* flag, std::uint32_t min, std::uint32_t max) {
+  const std::uint32_t value = vm[flag].as<std::uint32_t>();
+  if (value < min || value > max)
+    throw UsageError(std::string("--") + flag + " " + std::to_string(value) + ": expected an integer in [" + std::to_string(min) +
+                     ", " + std::to_string(max) + "]");
   return value;
 }
 
-// Walks argv; value() takes the argument after a flag.
-class Args {
- public:
-  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
-  bool done() const { return i_ >= args_.size(); }
-  const std::string& next() { return args_[i_++]; }
-  std::string value(const std::string& flag) {
-    if (done()) throw UsageError(flag + ": missing its value");
-    return next();
+// Parses `args` against `opts` (the positional arguments go to "file" when `files`); any
+// Boost.Program_options error is a usage error naming `command`.
+po::variables_map parse_args(const std::vector<std::string>& args, const po::options_description& opts, const std::string& command,
+                             bool files) {
+  po::positional_options_description positional;
+  if (files) positional.add("file", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(command + ": " + e.what());
   }
-  std::vector<std::string> rest() {
-    std::vector<std::string> out(args_.begin() + static_cast<std::ptrdiff_t>(i_), args_.end());
-    i_ = args_.size();
-    return out;
-  }
-
- private:
-  std::vector<std::string> args_;
-  std::size_t i_ = 0;
-};
+  return vm;
+}
 
 // The command line of a report command (summarize, diff): the flags they share and the traces.
 struct ReportArgs {
@@ -87,21 +84,22 @@ struct ReportArgs {
   std::vector<std::string> files;
 };
 
-ReportArgs parse_report_args(Args args, const std::string& command) {
+ReportArgs parse_report_args(const std::vector<std::string>& args, const std::string& command) {
+  po::options_description opts;
+  opts.add_options()("json", po::bool_switch())("top", po::value<std::uint32_t>()->default_value(0))(
+      "busy-range", po::value<std::string>()->default_value(SummaryOptions{}.busy_range))(
+      "file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  const auto vm = parse_args(args, opts, command, true);
   ReportArgs r;
-  while (!args.done()) {
-    const std::string a = args.next();
-    if (a == "--json") r.json = true;
-    else if (a == "--top") r.top = parse_count(a, args.value(a), 0, 1000000);
-    else if (a == "--busy-range") r.summary.busy_range = args.value(a);
-    else if (!a.empty() && a[0] == '-') throw UsageError(command + ": unknown option " + a);
-    else r.files.push_back(a);
-  }
+  r.json = vm["json"].as<bool>();
+  r.top = checked_count(vm, "top", 0, 1000000);
+  r.summary.busy_range = vm["busy-range"].as<std::string>();
+  r.files = vm["file"].as<std::vector<std::string>>();
   return r;
 }
 
-int cmd_summarize(Args args) {
-  const ReportArgs report = parse_report_args(std::move(args), "summarize");
+int cmd_summarize(const std::vector<std::string>& args) {
+  const ReportArgs report = parse_report_args(args, "summarize");
   const std::vector<std::string>& files = report.files;
   if (files.size() != 1) throw UsageError("summarize: expected one TRACE.json");
   Summary s = summarize(load_trace(files[0]), files[0], report.summary);
@@ -110,8 +108,8 @@ int cmd_summarize(Args args) {
   return kTraceOk;
 }
 
-int cmd_diff(Args args) {
-  const ReportArgs report = parse_report_args(std::move(args), "diff");
+int cmd_diff(const std::vector<std::string>& args) {
+  const ReportArgs report = parse_report_args(args, "diff");
   const std::vector<std::string>& files = report.files;
   if (files.size() != 2) throw UsageError("diff: expected two traces, A.json B.json");
   Summary a = summarize(load_trace(files[0]), files[0], report.summary);
@@ -122,15 +120,13 @@ int cmd_diff(Args args) {
   return kTraceOk;
 }
 
-int cmd_recover(Args args, const std::string& prog) {
-  std::optional<std::string> output;
-  std::vector<std::string> files;
-  while (!args.done()) {
-    const std::string a = args.next();
-    if (a == "-o" || a == "--output") output = args.value(a);
-    else if (!a.empty() && a[0] == '-') throw UsageError("recover: unknown option " + a);
-    else files.push_back(a);
-  }
+int cmd_recover(const std::vector<std::string>& args, const std::string& prog) {
+  po::options_description opts;
+  opts.add_options()("output,o", po::value<std::string>())("file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  const auto vm = parse_args(args, opts, "recover", true);
+  const std::optional<std::string> output =
+      vm.count("output") ? std::optional<std::string>(vm["output"].as<std::string>()) : std::nullopt;
+  const auto files = vm["file"].as<std::vector<std::string>>();
   if (files.size() != 1) throw UsageError("recover: expected one JOURNAL");
   std::string trace_path = output.value_or("");
   if (trace_path.empty()) {
@@ -145,36 +141,39 @@ int cmd_recover(Args args, const std::string& prog) {
   return kTraceOk;
 }
 
-int cmd_run(Args args, const std::string& prog) {
-  TraceRun run;
-  run.options.output = "kerneltrace.json";
-  std::optional<std::filesystem::path> lib;
-  bool saw_separator = false;
-  std::optional<std::uint32_t> skip;
-  while (!args.done()) {
-    const std::string a = args.next();
-    if (a == "--") {
-      saw_separator = true;
-      break;
-    }
-    if (a == "-o" || a == "--output") run.options.output = args.value(a);
-    else if (a == "--kinds") {
-      try {
-        run.options.kinds = parse_kinds(args.value(a));
-      } catch (const Error& e) {
-        throw UsageError(std::string("--kinds: ") + e.what());
-      }
-    } else if (a == "--range") run.options.range_filter = RangeFilter{args.value(a), 0};
-    else if (a == "--skip") skip = parse_count(a, args.value(a), 0, 1000000);
-    else if (a == "--buffer-mb") run.options.buffer_mb = parse_count(a, args.value(a), 1, 1024);
-    else if (a == "--flush-ms") run.options.flush_period_ms = parse_count(a, args.value(a), 0, 3600000);
-    else if (a == "--keep-journal") run.options.keep_journal = true;
-    else if (a == "--quiet") run.options.quiet = true;
-    else if (a == "--lib") lib = args.value(a);
-    else throw UsageError("unknown option " + a + " (the program to trace goes after --)");
+int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
+  // Options, then `--`, then the program and its arguments (never parsed as ours).
+  const auto separator = std::find(args.begin(), args.end(), std::string("--"));
+  if (separator == args.end()) throw UsageError("expected -- PROGRAM [ARGS...]");
+  po::options_description opts;
+  opts.add_options()("output,o", po::value<std::string>()->default_value("kerneltrace.json"))("kinds", po::value<std::string>())(
+      "range", po::value<std::string>())("skip", po::value<std::uint32_t>())("buffer-mb", po::value<std::uint32_t>())(
+      "flush-ms", po::value<std::uint32_t>())("keep-journal", po::bool_switch())("quiet", po::bool_switch())(
+      "lib", po::value<std::string>());
+  po::variables_map vm;
+  try {
+    vm = parse_args({args.begin(), separator}, opts, "run", false);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(e.what()) + " (the program to trace goes after --)");
   }
-  if (!saw_separator) throw UsageError("expected -- PROGRAM [ARGS...]");
-  run.command = args.rest();
+  TraceRun run;
+  run.options.output = vm["output"].as<std::string>();
+  if (vm.count("kinds")) {
+    try {
+      run.options.kinds = parse_kinds(vm["kinds"].as<std::string>());
+    } catch (const Error& e) {
+      throw UsageError(std::string("--kinds: ") + e.what());
+    }
+  }
+  if (vm.count("range")) run.options.range_filter = RangeFilter{vm["range"].as<std::string>(), 0};
+  const std::optional<std::uint32_t> skip = vm.count("skip") ? std::optional(checked_count(vm, "skip", 0, 1000000)) : std::nullopt;
+  if (vm.count("buffer-mb")) run.options.buffer_mb = checked_count(vm, "buffer-mb", 1, 1024);
+  if (vm.count("flush-ms")) run.options.flush_period_ms = checked_count(vm, "flush-ms", 0, 3600000);
+  run.options.keep_journal = vm["keep-journal"].as<bool>();
+  run.options.quiet = vm["quiet"].as<bool>();
+  const std::optional<std::filesystem::path> lib =
+      vm.count("lib") ? std::optional<std::filesystem::path>(vm["lib"].as<std::string>()) : std::nullopt;
+  run.command.assign(separator + 1, args.end());
   if (run.command.empty()) throw UsageError("expected a program after --");
   if (skip) {
     if (!run.options.range_filter) throw UsageError("--skip needs --range NAME");
@@ -240,12 +239,12 @@ int trace_main(int argc, char** argv) {
       std::cout << "kerneltrace " << tool_version() << " (trace schema " << kTraceSchema << ")\n";
       return kTraceOk;
     }
-    Args rest(std::vector<std::string>(all.begin() + 1, all.end()));
-    if (first == "summarize") return cmd_summarize(std::move(rest));
-    if (first == "diff") return cmd_diff(std::move(rest));
-    if (first == "recover") return cmd_recover(std::move(rest), prog);
-    if (first == "run") return cmd_run(std::move(rest), prog);
-    return cmd_run(Args(all), prog);
+    const std::vector<std::string> rest(all.begin() + 1, all.end());
+    if (first == "summarize") return cmd_summarize(rest);
+    if (first == "diff") return cmd_diff(rest);
+    if (first == "recover") return cmd_recover(rest, prog);
+    if (first == "run") return cmd_run(rest, prog);
+    return cmd_run(all, prog);
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << e.what() << "\n" << usage(prog);
     return kTraceUsage;

@@ -9,10 +9,11 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "core/process.h"
 #include "report/html.h"
 #include "sample_record.h"
+#include "util/process.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

@@ -14,7 +14,7 @@
 #include "report/ledger.h"
 #include "report/markdown.h"
 #include "sample_record.h"
-#include "suite/junit.h"
+#include "junit/junit.h"
 #include "util/error.h"
 
 using namespace pfx::gates;

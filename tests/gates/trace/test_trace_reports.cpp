@@ -6,9 +6,9 @@
 #include "trace/diff.h"
 #include "trace/roles.h"
 #include "trace/summary.h"
-#include "trace/text_format.h"
 #include "trace/trace_json.h"
 #include "trace_test_util.h"
+#include "util/text_format.h"
 
 namespace pfx::trace {
 namespace {
