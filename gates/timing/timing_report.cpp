@@ -80,8 +80,8 @@ std::string role_check_name(const std::string& model, const std::string& role) {
 
 json to_json(const TimingModel& m) {
   json kernels = json::array(), roles = json::array();
-  for (const auto& k : m.diff.kernels) kernels.push_back(pfx::trace::diff_row_to_json(k, kGateDiffKeys, false));
-  for (const auto& k : m.diff.roles) roles.push_back(pfx::trace::diff_row_to_json(k, kGateDiffKeys, true));
+  for (const auto& k : m.diff.kernels) kernels.push_back(json(pfx::trace::diff_row_to_json(k, kGateDiffKeys, false)));
+  for (const auto& k : m.diff.roles) roles.push_back(json(pfx::trace::diff_row_to_json(k, kGateDiffKeys, true)));
   return {{"model", m.model}, {"kernels", kernels}, {"roles", roles}, {"baseline_kernel_ns", m.diff.a_kernel_ns},
           {"candidate_kernel_ns", m.diff.b_kernel_ns}, {"baseline_busy_ns", m.diff.a_busy_ns}, {"candidate_busy_ns", m.diff.b_busy_ns},
           {"reps", m.diff.repetitions}, {"prompt_tokens", m.prompt_tokens}, {"per_pass", m.diff.per_pass},
