@@ -163,7 +163,7 @@ TraceRunResult run_traced(const TraceRun& run) {
   } else if (!others.empty()) {
     result.message = "the program wrote no trace itself; " + std::to_string(others.size()) +
                      " processes it started did:";
-    for (const fs::path& p : others) result.message += " " + p.string();
+    for (const fs::path& other : others) result.message += " " + other.string();
   } else {
     result.message = "no trace was written to " + result.trace_path.string() +
                      ": the program never initialized CUDA (nor used NVTX, when ranges are recorded), or the "

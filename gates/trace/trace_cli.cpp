@@ -68,7 +68,9 @@ po::variables_map parse_args(const std::vector<std::string>& args, const po::opt
   if (files) positional.add("file", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    // No abbreviated options ("--out" for "--output"): every flag is spelled out, as before.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(opts).positional(positional).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(command + ": " + e.what());
@@ -166,7 +168,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
     }
   }
   if (vm.count("range")) run.options.range_filter = RangeFilter{vm["range"].as<std::string>(), 0};
-  const std::optional<std::uint32_t> skip = vm.count("skip") ? std::optional(checked_count(vm, "skip", 0, 1000000)) : std::nullopt;
+  const bool has_skip = vm.count("skip") > 0;
+  const std::uint32_t skip = has_skip ? checked_count(vm, "skip", 0, 1000000) : 0;
   if (vm.count("buffer-mb")) run.options.buffer_mb = checked_count(vm, "buffer-mb", 1, 1024);
   if (vm.count("flush-ms")) run.options.flush_period_ms = checked_count(vm, "flush-ms", 0, 3600000);
   run.options.keep_journal = vm["keep-journal"].as<bool>();
@@ -175,9 +178,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
       vm.count("lib") ? std::optional<std::filesystem::path>(vm["lib"].as<std::string>()) : std::nullopt;
   run.command.assign(separator + 1, args.end());
   if (run.command.empty()) throw UsageError("expected a program after --");
-  if (skip) {
+  if (has_skip) {
     if (!run.options.range_filter) throw UsageError("--skip needs --range NAME");
-    run.options.range_filter->skip = *skip;
+    run.options.range_filter->skip = skip;
   }
   if (run.options.range_filter && run.options.range_filter->name.empty()) throw UsageError("--range: empty name");
   if (run.options.range_filter && !run.options.kinds.nvtx) {
