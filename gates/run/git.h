@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/process.h"
+#include "util/process.h"
 
 namespace pfx::gates {
 
