@@ -106,7 +106,7 @@ Cell cell_from_json(const json& j, const std::string& where) {
 }
 
 std::optional<Status> verdict_from(const FieldReader& r, const char* key, const std::string& where) {
-  const std::string s = r.str(key);
+  const std::string s = r.str_or(key);  // absent or null: no verdict of its own
   if (s.empty()) return std::nullopt;
   return parse_status(s, where);
 }
