@@ -18,8 +18,9 @@
 #   --publish DIR     no landing: publish the report in DIR (a report folder, or the reports
 #                     folder: its newest report), after `landing import` of every --import folder
 #   --summary PATH    where the Markdown goes (default $GITHUB_STEP_SUMMARY; else stdout)
-#   --landing BIN     a built `landing` (default $LANDING, else build it into --build-dir with the
-#                     `release` CMake preset's settings, default build-landing)
+#   --landing BIN     a built `landing` that judges (default $LANDING, else build the BASELINE
+#                     commit's landing into --build-dir, default build-landing: the candidate never
+#                     judges itself, gates/landing/harness.h)
 #   --require-gpu     INCOMPLETE (a GPU gate skipped: no GPU here) fails the step
 # Writes verdict=… and report=… (relative to the repository) to $GITHUB_OUTPUT when it is set,
 # and ::error / ::warning annotations for FAIL / INCONCLUSIVE gates (GitHub's workflow commands;
@@ -65,8 +66,24 @@ done
 ((${#imports[@]} == 0)) || [[ -n "$publish" ]] || usage "--import goes with --publish"
 
 if [[ -z "$landing" ]]; then
-  echo "landing-step: building landing in $build_dir" >&2
-  cmake --preset release -B "$build_dir" >&2 || die "configuring landing failed (CMake preset release)"
+  # The harness is built from the baseline commit (a worktree of it) when there is one to land,
+  # never from the checkout being landed.
+  harness_src="."
+  if [[ -z "$publish" ]]; then
+    git rev-parse --verify --quiet "${commit}^{commit}" >/dev/null || die "'$commit' is not a commit"
+    base_rev="${baseline:-$(git rev-parse --verify --quiet "${commit}^1")}" || die "'$commit' has no parent: pass --baseline"
+    base_sha="$(git rev-parse --verify "${base_rev}^{commit}")" || die "'$base_rev' is not a commit"
+    harness_src=".landing/harness-src"
+    git worktree remove --force "$harness_src" >/dev/null 2>&1 || true
+    git worktree add --detach --force "$harness_src" "$base_sha" >&2 || die "cannot check out the baseline for the harness"
+  fi
+  echo "landing-step: building landing from $harness_src in $build_dir" >&2
+  if [[ -f "$harness_src/CMakePresets.json" ]]; then
+    cmake -S "$harness_src" --preset release -B "$build_dir" >&2 || die "configuring landing failed (CMake preset release)"
+  else  # a baseline older than the presets: the same settings spelled out
+    cmake -S "$harness_src" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFX_ENABLE_TESTS=OFF >&2 ||
+      die "configuring landing failed"
+  fi
   cmake --build "$build_dir" --target landing >&2 || die "building landing failed"
   landing="$build_dir/gates/landing/landing"
 fi
@@ -93,7 +110,7 @@ else
     baseline="$(git rev-parse --verify --quiet "${commit}^1")" || die "'$commit' has no parent: pass --baseline"
   fi
   echo "landing-step: landing $commit against $baseline (gates $gates)" >&2
-  result="$("$landing" run --baseline "$baseline" --candidate "$commit" --gates "$gates" --out "$out")"
+  result="$("$landing" run --baseline "$baseline" --candidate "$commit" --gates "$gates" --out "$out" --harness "$landing")"
   code=$?
   echo "$result"
   report="$(report_of "$result")"
@@ -109,11 +126,14 @@ fi
 
 if [[ -n "$report" && -f "$report/landing.md" ]]; then
   python3 "$here/report_info.py" annotate "$report" || echo "landing-step: could not annotate from $report/landing.json" >&2
+  # summary.md: landing.md without the links into the ledger folder (reports before it: landing.md).
+  page="$report/summary.md"
+  [[ -f "$page" ]] || page="$report/landing.md"
   if [[ -n "$summary" ]]; then
-    cat "$report/landing.md" >> "$summary"
+    cat "$page" >> "$summary"
     echo "landing-step: report summary written to $summary" >&2
   else
-    cat "$report/landing.md"
+    cat "$page"
   fi
 fi
 

@@ -21,6 +21,7 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
+#include "kernels/race_stress.cuh"
 
 namespace pfx::kernels {
 
@@ -108,8 +109,11 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
   const int pos0 = p0 + t0 + warp * 16 + row_in_warp;  // position of row g; row g+8 is pos0 + 8
   const int first_pos = p0 + t0;                        // smallest position in the block
 
+  // PFX_RACE_STRESS_POINT: per-warp random stalls in race-stress builds only (kernels/race_stress.cuh),
+  // between the phases of the loop — refill, wait, Q·Kᵀ, P·V — so a missing barrier shows in parity.
   for (int j = 0; j < n_tiles; ++j) {
     const int stage = j & 1;
+    PFX_RACE_STRESS_POINT(1);
     if (j + 1 < n_tiles) {
       load_kv(j + 1, stage ^ 1);
       dev::cp_async_commit();
@@ -117,6 +121,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     } else {
       dev::cp_async_wait<0>();
     }
+    PFX_RACE_STRESS_POINT(2);
     __syncthreads();
     if (j == 0) {
 #pragma unroll
@@ -152,6 +157,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     uint32_t pf[Cfg::kBlockN / 16][4];  // P as mma A fragments (the S accumulator layout maps onto it)
     dev::softmax_tile<HD>(s, pf, o, m_run, l_run, key0, pos0, ctx, need_mask, scale_log2, lane);
 
+    PFX_RACE_STRESS_POINT(3);
     // O += P · V: keys are the k dimension; V tile rows are keys, so B comes from ldmatrix.trans.
 #pragma unroll
     for (int kk = 0; kk < Cfg::kBlockN / 16; ++kk) {
@@ -166,6 +172,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
         dev::mma_m16n8k16_f16_f32(o[2 * dp + 1], pf[kk], b_hi);
       }
     }
+    PFX_RACE_STRESS_POINT(4);
     __syncthreads();  // every warp is done with this stage before iteration j+1 refills it
   }
 

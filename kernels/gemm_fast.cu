@@ -9,13 +9,16 @@
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
+#include "quant/types.h"
 #include "util/error.h"
 
-namespace pfx::kern {
+namespace pfx::kernels {
 
 namespace {
 
-constexpr uint32_t kF16 = 1, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;
+// ggml type ids (base/quant/types.h).
+constexpr uint32_t kF16 = static_cast<uint32_t>(quant::Type::F16), kQ8_0 = static_cast<uint32_t>(quant::Type::Q8_0),
+                   kQ4K = static_cast<uint32_t>(quant::Type::Q4_K), kQ6K = static_cast<uint32_t>(quant::Type::Q6_K);
 
 struct TypeShape {
   const char* name;
@@ -81,9 +84,9 @@ void require_pointers(const char* fn, const uint16_t* x16, const void* y, uint64
 
 int mode_of(GemmEpilogue e) {
   switch (e) {
-    case GemmEpilogue::StoreF32: return gemm_dev::kStoreF32;
-    case GemmEpilogue::AccumulateF32: return gemm_dev::kAccumulateF32;
-    case GemmEpilogue::StoreF16: return gemm_dev::kStoreF16;
+    case GemmEpilogue::StoreF32: return dev::kStoreF32;
+    case GemmEpilogue::AccumulateF32: return dev::kAccumulateF32;
+    case GemmEpilogue::StoreF16: return dev::kStoreF16;
   }
   fail("gemm_fast: unknown epilogue ", static_cast<int>(e));
 }
@@ -134,7 +137,7 @@ const std::vector<GemmVariantInfo>& gemm_fast_variants(uint32_t ggml_type) {
   }
 }
 
-// The choice per shape, from the H200 measurements in tests/kernels/gemm/NOTES.md (run 2, every
+// The choice per shape, from the H200 measurements in docs/gemm-fast.md (run 2, every
 // variant validated): the 256-token pipelined tile (4 warpgroups; half the dequantization per MAC)
 // wins once it fills a wave of the 132 SMs; below that a 128-token tile; q6_K, whose staging is
 // heaviest, is best on the classic wgmma loop at every measured shape.
@@ -173,7 +176,7 @@ void gemm_fast_swiglu_variant(int variant, const QuantMatrixView& gate, const Qu
   const auto& v = entries(gate.ggml_type);
   if (variant < 0 || variant >= static_cast<int>(v.size()))
     fail("gemm_fast_swiglu_variant: variant ", variant, " out of range [0, ", v.size(), ")");
-  v[static_cast<size_t>(variant)].swiglu(launch_args(gate, up.data, x16, T, a16, gemm_dev::kSwiglu, stream));
+  v[static_cast<size_t>(variant)].swiglu(launch_args(gate, up.data, x16, T, a16, dev::kSwiglu, stream));
 }
 
 void gemm_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
@@ -195,4 +198,4 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
   detail::gemv_launch(w.ggml_type, launch_args(w, nullptr, x16, T, y, mode_of(epilogue), stream));
 }
 
-}  // namespace pfx::kern
+}  // namespace pfx::kernels

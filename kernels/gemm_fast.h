@@ -10,7 +10,7 @@
 // Weight types: q4_K (12), q6_K (14), q8_0 (8), and f16 (1, no decoding). Anything else returns a
 // reason from gemm_fast_unsupported_reason() and the caller takes the generic path.
 //
-// Measured on the H200 (tests/kernels/gemm/NOTES.md): q4_K 206-399 TFLOP/s (1.2-2.3x llama.cpp's
+// Measured on the H200 (docs/gemm-fast.md): q4_K 206-399 TFLOP/s (1.2-2.3x llama.cpp's
 // MMQ), q6_K 129-154 (~1.0x), bit-identical to cuBLAS on the dequantized weights. At T >= 512 the
 // generic path (dequant_to_f16 + cuBLAS) is still faster (375-659 TFLOP/s for q4_K): routing
 // prefill GEMMs is the caller's decision; gemv_fast beats it for decode.
@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-namespace pfx::kern {
+namespace pfx::kernels {
 
 enum class GemmEpilogue {
   StoreF32,       // y is float*:    Y  = X·Wᵀ
@@ -63,4 +63,4 @@ void gemm_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, co
 void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
                cudaStream_t stream);
 
-}  // namespace pfx::kern
+}  // namespace pfx::kernels

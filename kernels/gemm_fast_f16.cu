@@ -2,10 +2,10 @@
 // the decode (the benchmark's no-dequantization baseline; f16 GGUF tensors).
 #include "kernels/gemm_fast_launch.cuh"
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_f16() {
-  using namespace gemm_dev;
+  using namespace dev;
   using W = WeightF16;
   static const std::vector<GemmVariantEntry> v = {
       variant_entry<CfgMmaW8S3, W>("mma_t128_n128_w8_s3"),
@@ -17,4 +17,4 @@ const std::vector<GemmVariantEntry>& gemm_variants_f16() {
   return v;
 }
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

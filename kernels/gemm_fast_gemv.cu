@@ -19,11 +19,11 @@
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
 #include "kernels/gemm_fast_launch_info.cuh"
-#include "kernels/gemm_fast_ptx.cuh"
+#include "kernels/ptx.cuh"
 #include "kernels/sm90.h"
 #include "util/error.h"
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 namespace {
 
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int n0 = static_cast<int>(blockIdx.x) * kGemvRows;
   uint8_t* const ring = gemv_smem + warp * C::kWarpBytes;
-  const uint32_t ring_u = smem_u32(ring);
+  const uint32_t ring_u = smem_addr(ring);
   const int units = (p.src.K + kGemvUnitK - 1) / kGemvUnitK;
   const int my_units = warp < units ? (units - 1 - warp) / C::kWarps + 1 : 0;
 
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
     const int u = warp + i * C::kWarps;
     gemv_unit_mmas<W, kT>(ring + stage * C::kStageBytes, U::misalign(row_lo, u), U::misalign(row_hi, u), lane,
                           gemv_pairs_in_unit(p.src.K, u),
-                          [&](const uint32_t (&a)[4], uint32_t b0, uint32_t b1) { mma_16816(acc, a, b0, b1); });
+                          [&](const uint32_t (&a)[4], uint32_t b0, uint32_t b1) { mma_m16n8k16_f16_f32(acc, a, b0, b1); });
     __syncwarp();  // every lane is done with the stage before issue() refills it
     stage = stage == C::kStages - 1 ? 0 : stage + 1;
   }
@@ -160,12 +160,12 @@ void launch_gemv(const GemvParams& p, int T, cudaStream_t stream) {
 
 }  // namespace
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 void gemv_launch(uint32_t ggml_type, const GemmLaunch& a) {
-  using namespace gemm_dev;
+  using namespace dev;
   const uint8_t* w = static_cast<const uint8_t*>(a.w0);
   const GemvParams p{GemvSrc{w, w + a.N * a.row_bytes, a.row_bytes, a.x, static_cast<int>(a.N), static_cast<int>(a.K)},
                      a.y, a.mode};
@@ -179,4 +179,4 @@ void gemv_launch(uint32_t ggml_type, const GemmLaunch& a) {
   }
 }
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

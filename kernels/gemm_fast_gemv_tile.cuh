@@ -28,7 +28,7 @@
 
 #include "kernels/gemm_fast_weights.cuh"
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 inline constexpr int kGemvRows = 16;    // weight rows per warp: the M of m16n8k16
 inline constexpr int kGemvUnitK = 256;  // k per unit (a q4_K / q6_K super-block)
@@ -345,4 +345,4 @@ PFX_GEMM_UNROLL
   }
 }
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev

@@ -10,7 +10,7 @@
 
 #include "kernels/gemm_fast_variants.h"
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 // One launch, shapes already validated by the caller.
 struct GemmLaunch {
@@ -20,7 +20,7 @@ struct GemmLaunch {
   int64_t N, K, T;
   const uint16_t* x;   // [T, K] fp16
   void* y;             // [T, N]
-  int mode;            // gemm_dev::EpilogueMode
+  int mode;            // dev::EpilogueMode
   cudaStream_t stream;
 };
 using GemmLaunchFn = void (*)(const GemmLaunch&);
@@ -39,4 +39,4 @@ const std::vector<GemmVariantEntry>& gemm_variants_f16();
 // Decode mat-vec, 1 <= T <= kGemvMaxT (gemm_fast_gemv.cu).
 void gemv_launch(uint32_t ggml_type, const GemmLaunch& a);
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

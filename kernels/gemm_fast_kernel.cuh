@@ -31,11 +31,11 @@
 
 #include <cstdint>
 
-#include "kernels/gemm_fast_ptx.cuh"
 #include "kernels/gemm_fast_weights.cuh"
+#include "kernels/ptx.cuh"
 #include "kernels/sm90.h"
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 enum EpilogueMode : int { kStoreF32 = 0, kAccumulateF32 = 1, kStoreF16 = 2, kSwiglu = 3 };
 
@@ -251,9 +251,9 @@ __device__ __forceinline__ void wgmma_ktile(float (&acc)[kAcc], uint32_t xa, uin
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
     if constexpr (Cfg::BN == 128)
-      wgmma_m64n128k16(acc, wgmma_desc_sw128(xa + kk * 32), wgmma_desc_sw128(wb + kk * 32), 1);
+      wgmma_ss_m64n128k16(acc, wgmma_desc_sw128(xa + kk * 32), wgmma_desc_sw128(wb + kk * 32), 1);
     else
-      wgmma_m64n256k16(acc, wgmma_desc_sw128(xa + kk * 32), wgmma_desc_sw128(wb + kk * 32), 1);
+      wgmma_ss_m64n256k16(acc, wgmma_desc_sw128(xa + kk * 32), wgmma_desc_sw128(wb + kk * 32), 1);
   }
 }
 
@@ -317,7 +317,7 @@ __device__ __forceinline__ void gemm_fast_body(const GemmParams& p) {
   uint8_t* const xs = smem;                            // [S][BT][128] swizzled fp16
   uint8_t* const wd = xs + S * Cfg::kXStageBytes;      // [2][BN][128] swizzled fp16
   uint8_t* const wr = wd + 2 * Cfg::kWdBytes;          // [S][BN][kRowStride] raw blocks
-  const uint32_t xs_u = smem_u32(xs), wd_u = smem_u32(wd), wr_u = smem_u32(wr);
+  const uint32_t xs_u = smem_addr(xs), wd_u = smem_addr(wd), wr_u = smem_addr(wr);
   constexpr int kRawStage = BN * W::kRowStride;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -360,7 +360,7 @@ __device__ __forceinline__ void gemm_fast_body(const GemmParams& p) {
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni)
-          mma_16816(&acc[(mi * NI + ni) * 4], a[mi], b[ni >> 1][(ni & 1) * 2], b[ni >> 1][(ni & 1) * 2 + 1]);
+          mma_m16n8k16_f16_f32(&acc[(mi * NI + ni) * 4], a[mi], b[ni >> 1][(ni & 1) * 2], b[ni >> 1][(ni & 1) * 2 + 1]);
     }
   };
 
@@ -383,14 +383,14 @@ __device__ __forceinline__ void gemm_fast_body(const GemmParams& p) {
     cp_async_commit();
     const int stage = i % S, buf = i & 1;
     if constexpr (Cfg::kWgmma) {
-      fence_accumulators(acc);
+      fence_operands(acc);
       wgmma_fence();
       wgmma_ktile<Cfg>(acc, xs_u + stage * Cfg::kXStageBytes + (warp >> 2) * 64 * 128, wd_u + buf * Cfg::kWdBytes);
       wgmma_commit();
       if (i + 1 < nk) dequant(i + 1, (i + 1) % S, buf ^ 1);
       fence_proxy_async_smem();
       wgmma_wait<0>();
-      fence_accumulators(acc);
+      fence_operands(acc);
     } else {
       if (i + 1 < nk) dequant(i + 1, (i + 1) % S, buf ^ 1);
       mma_tile(stage, buf);
@@ -422,7 +422,7 @@ __device__ __forceinline__ void gemm_fast_body_pipe(const GemmParams& p) {
   uint8_t* const xs = smem;                            // [SX][BT][128] swizzled fp16
   uint8_t* const wd = xs + SX * Cfg::kXStageBytes;     // [3][BN][128] swizzled fp16
   uint8_t* const wr = wd + 3 * Cfg::kWdBytes;          // [SW][BN][kRowStride] raw blocks
-  const uint32_t xs_u = smem_u32(xs), wd_u = smem_u32(wd), wr_u = smem_u32(wr);
+  const uint32_t xs_u = smem_addr(xs), wd_u = smem_addr(wd), wr_u = smem_addr(wr);
   constexpr int kRawStage = BN * W::kRowStride;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -448,7 +448,7 @@ __device__ __forceinline__ void gemm_fast_body_pipe(const GemmParams& p) {
   cp_async_wait<D>();  // group 0: W tile 0
   __syncthreads();
   dequant_tile<Cfg, W, kSwi>(p, tid, tile_n, 0, wr, wd);
-  fence_accumulators(acc);
+  fence_operands(acc);
 
   for (int i = 0; i < nk; ++i) {
     cp_async_wait<D - 1>();  // group i+1: X tile i, W tile i+1
@@ -470,10 +470,10 @@ __device__ __forceinline__ void gemm_fast_body_pipe(const GemmParams& p) {
     wgmma_wait<1>();  // k-tile i-1's MMAs are done; k-tile i's may still run
   }
   wgmma_wait<0>();
-  fence_accumulators(acc);
+  fence_operands(acc);
   cp_async_wait<0>();
 
   store_tile<Cfg, kSwi>(p, acc, t0, tile_n, (warp >> 2) * 64 + (warp & 3) * 16, 0, lane);
 }
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev

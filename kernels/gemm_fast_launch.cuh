@@ -11,7 +11,7 @@
 #include "kernels/gemm_fast_launch_info.cuh"
 #include "kernels/sm90.h"
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 template <class Cfg, class W, bool kSwi>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) k_gemm_mma(const GemmParams p) {
@@ -104,4 +104,4 @@ using CfgPipeT128D3 = GemmPipeCfg<128, 128, 3, 1>;
 using CfgPipeT256D2 = GemmPipeCfg<256, 128, 2, 1>;         // 4 warpgroups, 512 threads
 using CfgPipeT128N256D2 = GemmPipeCfg<128, 256, 2, 1>;
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev

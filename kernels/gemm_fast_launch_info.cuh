@@ -14,7 +14,7 @@
 #include "kernels/gemm_fast_weights.cuh"
 #include "kernels/launch_info.h"
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 // "name<a, b, ...>" with c++filt's spelling of each argument (ints in decimal, bools as words).
 template <class... Args>
@@ -101,4 +101,4 @@ inline const bool gemm_launch_info_registered = register_gemm_launch_info<Cfg, W
 template <class W, int kT, int kThreads, int kDynamicSmem>
 inline const bool gemv_launch_info_registered = register_gemv_launch_info<W, kT, kThreads, kDynamicSmem>();
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev

@@ -1,10 +1,10 @@
 // Fast-GEMM kernel instantiations for q4_K weights (the bulk of a Q4_K_M model).
 #include "kernels/gemm_fast_launch.cuh"
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_q4k() {
-  using namespace gemm_dev;
+  using namespace dev;
   using W = WeightQ4K;
   static const std::vector<GemmVariantEntry> v = {
       variant_entry<CfgMmaW8S4, W>("mma_t128_n128_w8_s4"),
@@ -20,4 +20,4 @@ const std::vector<GemmVariantEntry>& gemm_variants_q4k() {
   return v;
 }
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

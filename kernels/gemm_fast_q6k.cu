@@ -2,10 +2,10 @@
 // q6_K stages 160 bytes per row per k-tile, so the n256 tile does not fit shared memory.
 #include "kernels/gemm_fast_launch.cuh"
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_q6k() {
-  using namespace gemm_dev;
+  using namespace dev;
   using W = WeightQ6K;
   static const std::vector<GemmVariantEntry> v = {
       variant_entry<CfgMmaW8S3, W>("mma_t128_n128_w8_s3"),
@@ -16,4 +16,4 @@ const std::vector<GemmVariantEntry>& gemm_variants_q6k() {
   return v;
 }
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

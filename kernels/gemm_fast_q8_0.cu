@@ -1,10 +1,10 @@
 // Fast-GEMM kernel instantiations for q8_0 weights.
 #include "kernels/gemm_fast_launch.cuh"
 
-namespace pfx::kern::detail {
+namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_q8_0() {
-  using namespace gemm_dev;
+  using namespace dev;
   using W = WeightQ8_0;
   static const std::vector<GemmVariantEntry> v = {
       variant_entry<CfgMmaW8S4, W>("mma_t128_n128_w8_s4"),
@@ -17,4 +17,4 @@ const std::vector<GemmVariantEntry>& gemm_variants_q8_0() {
   return v;
 }
 
-}  // namespace pfx::kern::detail
+}  // namespace pfx::kernels::detail

@@ -9,7 +9,7 @@
 
 #include "kernels/gemm_fast.h"
 
-namespace pfx::kern {
+namespace pfx::kernels {
 
 struct GemmVariantInfo {
   const char* name;    // e.g. "wgmma_t128_n128_s3"
@@ -35,4 +35,4 @@ void gemm_fast_variant(int variant, const QuantMatrixView& w, const uint16_t* x1
 void gemm_fast_swiglu_variant(int variant, const QuantMatrixView& gate, const QuantMatrixView& up,
                               const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream);
 
-}  // namespace pfx::kern
+}  // namespace pfx::kernels

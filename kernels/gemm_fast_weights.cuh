@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "quant/fp16.h"
+#include "quant/types.h"
 
 // Everything below is __host__ __device__: the device intrinsics have exact host twins here, so
 // tests/kernels/gemm can run these very decoders on the CPU against quant::dequantize_row.
@@ -36,7 +37,7 @@
 #define PFX_GEMM_UNROLL
 #endif
 
-namespace pfx::kern::gemm_dev {
+namespace pfx::kernels::dev {
 
 PFX_GEMM_HD uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t s) {
 #ifdef __CUDA_ARCH__
@@ -156,7 +157,7 @@ PFX_GEMM_HD void load8_even(const uint8_t* row, int off, uint32_t& lo, uint32_t&
 // scales[12]) and the 32 bytes qs[32j .. 32j+31] (low nibbles: sub-block 2j, high: 2j+1).
 // Shared row: [0,16) header, [16,48) qs. A task dequantizes one sub-block (32 weights).
 struct WeightQ4K {
-  static constexpr uint32_t kGgmlType = 12;
+  static constexpr uint32_t kGgmlType = static_cast<uint32_t>(quant::Type::Q4_K);
   static constexpr int kBlockElems = 256;
   static constexpr int kBlockBytes = 144;
   static constexpr int kChunks = 3;        // 16-byte copies per row per k-tile
@@ -242,7 +243,7 @@ PFX_GEMM_UNROLL
 // [128,160) around scales[0..15] and d (block bytes 192..209); data at offset m in each region.
 // A task dequantizes 8 consecutive weights (k-chunk kc = 4·(r − 2·sub) + l/8).
 struct WeightQ6K {
-  static constexpr uint32_t kGgmlType = 14;
+  static constexpr uint32_t kGgmlType = static_cast<uint32_t>(quant::Type::Q6_K);
   static constexpr int kBlockElems = 256;
   static constexpr int kBlockBytes = 210;
   static constexpr int kChunks = 10;
@@ -295,7 +296,7 @@ PFX_GEMM_UNROLL
 // k-tile kt = blocks 2kt and 2kt+1 (68 bytes from row + 68kt): shared row holds the 6 chunks
 // around them, data at offset m. A task dequantizes 8 consecutive weights.
 struct WeightQ8_0 {
-  static constexpr uint32_t kGgmlType = 8;
+  static constexpr uint32_t kGgmlType = static_cast<uint32_t>(quant::Type::Q8_0);
   static constexpr int kBlockElems = 32;
   static constexpr int kBlockBytes = 34;
   static constexpr int kChunks = 6;
@@ -338,7 +339,7 @@ PFX_GEMM_UNROLL
 // task copies 8 weights. The same pipeline with no decode arithmetic: the benchmark's measure of
 // what the dequantization costs the quantized types, and the fast path for f16 GGUF weights.
 struct WeightF16 {
-  static constexpr uint32_t kGgmlType = 1;
+  static constexpr uint32_t kGgmlType = static_cast<uint32_t>(quant::Type::F16);
   static constexpr int kBlockElems = 1;
   static constexpr int kBlockBytes = 2;
   static constexpr int kChunks = 8;
@@ -418,4 +419,4 @@ PFX_GEMM_HD uint4 decode8_global<WeightF16>(const uint8_t* row, int k0) {
   return ldg_ro(reinterpret_cast<const uint4*>(row + 2 * static_cast<int64_t>(k0)));
 }
 
-}  // namespace pfx::kern::gemm_dev
+}  // namespace pfx::kernels::dev

@@ -11,6 +11,7 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
+#include "kernels/plant_spin.cuh"
 
 namespace pfx::kernels {
 
@@ -48,6 +49,7 @@ PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_generic", RmsnormGenericCfg::kThreads, 0);
 __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
     k_rmsnorm_warp(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T, int D,
                    float eps) {
+  PFX_PLANT_SPIN();  // calibration builds only (kernels/plant_spin.cuh)
   const int lane = threadIdx.x % 32;
   const int t = blockIdx.x * RmsnormWarpCfg::kRowsPerBlock + threadIdx.x / 32;
   if (t >= T) return;  // whole warp leaves together; no block barrier below

@@ -3,7 +3,9 @@
 # everything is present. Usage: scripts/bootstrap.sh
 set -euo pipefail
 pkgs=(cmake ninja-build g++ git python3 python3-pip libboost-program-options-dev libyaml-cpp-dev
-      nlohmann-json3-dev libgtest-dev libicu-dev libpugixml-dev chromium python3-yaml)
+      nlohmann-json3-dev libgtest-dev libicu-dev libpugixml-dev libssl-dev chromium python3-yaml
+      clang libclang-rt-dev  # clang + its sanitizer/libFuzzer runtimes: scripts/fuzz.sh
+      python3-markdown-it libxml2-utils)  # the report tests: a CommonMark reader, xmllint for the JUnit schema
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

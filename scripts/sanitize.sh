@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-asan}
-cmake -S . -B "$build" -G Ninja -DPFX_WERROR=ON -DPFX_SANITIZE=ON -DPFX_ENABLE_CUDA=OFF \
+cmake --preset asan -B "$build" -DPFX_ENABLE_CUDA=OFF \
   ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} >/dev/null
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

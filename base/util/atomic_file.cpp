@@ -3,7 +3,6 @@
 #include "util/atomic_file.h"
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "util/error.h"
+#include "util/unique_name.h"
 
 namespace pfx {
 namespace {
@@ -21,18 +21,6 @@ constexpr size_t kBufferBytes = size_t{1} << 20;  // writes smaller than this ar
 
 std::filesystem::path folder_of(const std::filesystem::path& p) {
   return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-}
-
-// 64 random bits as hex: with the pid, a name no concurrent writer (thread or process) shares.
-std::string random_hex() {
-  uint64_t r = 0;
-  if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
-    // getrandom cannot fail for 8 bytes once the pool is ready; fall back to the clock anyway.
-    r = static_cast<uint64_t>(::clock()) ^ reinterpret_cast<uintptr_t>(&r);
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(r));
-  return buf;
 }
 
 void sync_folder(const std::filesystem::path& target) {
@@ -60,8 +48,7 @@ AtomicFile::AtomicFile(std::filesystem::path target, Replace replace)
   if (replace_ == Replace::Refuse && std::filesystem::exists(target_)) {
     fail(target_.string(), ": exists; refusing to overwrite it");
   }
-  temp_ = folder_of(target_) / ("." + target_.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                                random_hex());
+  temp_ = folder_of(target_) / ("." + target_.filename().string() + ".tmp." + unique_suffix());
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     fail(target_.string(), ": cannot create the temporary file ", temp_.string(), ": ", std::strerror(errno));

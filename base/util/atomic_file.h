@@ -1,6 +1,6 @@
 // Crash-safe file writes: the one way the engine and the gates write a user's file or the ledger.
 // Bytes go to a temporary file with a unique name in the target's own folder
-// (".<name>.tmp.<pid>.<random>"); every write and the close are checked, the file is fsync'ed,
+// (".<name>.tmp.<pid>-<random>", util/unique_name.h); every write and the close are checked, the file is fsync'ed,
 // renamed over the target, and the folder is fsync'ed. On any failure (full disk, I/O error, a
 // crash before commit) the target is exactly as it was, the temporary file is removed and a
 // pfx::Error names the file and the step that failed.

@@ -87,6 +87,17 @@ std::string escape_control(std::string_view text) { return escape(text, false); 
 
 std::string quote_untrusted(std::string_view text) { return "'" + escape(text, true) + "'"; }
 
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : escape(text, false)) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += "<br>";
+    else if (c == '\t') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 bool is_safe_to_print(std::string_view text) { return escape_control(text) == text; }
 
 }  // namespace pfx

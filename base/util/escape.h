@@ -20,6 +20,11 @@ std::string escape_control(std::string_view text);
 // quotes: one field on one line whose end the reader can see.
 std::string quote_untrusted(std::string_view text);
 
+// For one Markdown table cell or inline span (reports, index.md): escape_control(), then '|'
+// backslash-escaped, line breaks as "<br>" and tabs as spaces, so a field can neither end its
+// cell nor start a new line.
+std::string markdown_cell(std::string_view text);
+
 // True when escape_control(text) == text.
 bool is_safe_to_print(std::string_view text);
 

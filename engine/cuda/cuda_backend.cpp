@@ -154,6 +154,9 @@ struct CudaBackend::Impl {
     for (const auto& d : layers)
       for (const DeviceMatrix* mm : d.matrices()) schedule.push_back(mm);
     schedule.push_back(output);
+    std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>> swiglu;
+    for (const auto& d : layers) swiglu.emplace_back(&d.gate, &d.up);
+    gemm.prepare(schedule, swiglu);
     gemm.set_schedule(std::move(schedule));
 
     const int64_t D = cfg.n_embd, hd = cfg.head_dim, H = cfg.n_head, Hkv = cfg.n_head_kv, F = cfg.n_ff;

@@ -22,11 +22,16 @@ const char* path_name(Path);
 
 // The fast path's prefill GEMM variants (every one computes the same arithmetic as generic):
 //   Pipelined — dequantize + cuBLAS, the next weight dequantized on a side stream meanwhile;
-//   Fused     — the fused quantized kernels of kernels/gemm_fast.h on the raw GGUF blocks.
+//   Fused     — kernels/gemm_ws.h: warp-specialized TMA/wgmma kernels on weights repacked at
+//               load (same bits), dequantized in registers; gate and up fused with SwiGLU;
+//   Staged    — kernels/gemm_fast.h: raw GGUF blocks staged and dequantized in shared memory.
 // Chosen per backend (CLI: --gemm), never by the environment; the CLI lists the names in
 // `prefill --version --json` as capabilities.gemm_variants.
-enum class FastGemm { Pipelined, Fused };
-inline constexpr FastGemm kDefaultFastGemm = FastGemm::Pipelined;
+enum class FastGemm { Pipelined, Fused, Staged };
+// Fused: measured faster end to end on the H200 at pp512 and pp2048 in one run (7B Q4_K_M:
+// 32.9k / 36.1k tok/s against 27.3k / 34.8k for pipelined; docs/perf-h200.md), with no fp16
+// copy or scratch of the weights (a repacked quantized copy beside the GGUF blocks instead).
+inline constexpr FastGemm kDefaultFastGemm = FastGemm::Fused;
 const char* fast_gemm_name(FastGemm);
 // Every variant, in a fixed order (the capability list).
 const std::vector<FastGemm>& fast_gemm_variants();

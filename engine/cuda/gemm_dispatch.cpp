@@ -7,6 +7,7 @@
 #include "cuda/nvtx_range.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
+#include "kernels/gemm_ws.h"
 #include "kernels/kernels.h"
 #include "util/error.h"
 
@@ -16,17 +17,51 @@ namespace {
 // cuBLAS wants a workspace of its own when it runs on a user stream; 32 MiB covers Hopper's needs.
 constexpr size_t kCublasWorkspaceBytes = 32u << 20;
 
-kern::GemmEpilogue to_fast(Epilogue e) {
+kernels::GemmEpilogue to_fast(Epilogue e) {
   switch (e) {
-    case Epilogue::StoreF32: return kern::GemmEpilogue::StoreF32;
-    case Epilogue::AccumulateF32: return kern::GemmEpilogue::AccumulateF32;
-    case Epilogue::StoreF16: return kern::GemmEpilogue::StoreF16;
+    case Epilogue::StoreF32: return kernels::GemmEpilogue::StoreF32;
+    case Epilogue::AccumulateF32: return kernels::GemmEpilogue::AccumulateF32;
+    case Epilogue::StoreF16: return kernels::GemmEpilogue::StoreF16;
   }
-  return kern::GemmEpilogue::StoreF32;
+  return kernels::GemmEpilogue::StoreF32;
 }
 
-kern::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
+kernels::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
 }  // namespace
+
+void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
+                           const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu) {
+  if (!fast_ || variant_ != FastGemm::Fused) return;
+  std::set<const DeviceMatrix*> interleaved;
+  for (const auto& [gate, up] : swiglu) {
+    if (gate->ggml_type != up->ggml_type || gate->rows != up->rows || gate->cols != up->cols ||
+        !kernels::gemm_ws_unsupported_reason(gate->ggml_type, gate->rows, gate->cols).empty())
+      continue;  // each is then repacked (or not) on its own below
+    DeviceBuffer b(static_cast<size_t>(kernels::gemm_ws_repacked_bytes(gate->ggml_type, gate->rows, gate->cols, true)));
+    kernels::gemm_ws_repack_swiglu(view(*gate), view(*up), b.as(), stream_);
+    packed_swiglu_.emplace(gate, std::move(b));
+    interleaved.insert(gate);
+    interleaved.insert(up);
+  }
+  for (const DeviceMatrix* w : matrices) {
+    if (interleaved.count(w) || packed_.count(w)) continue;
+    if (const std::string why = kernels::gemm_ws_unsupported_reason(w->ggml_type, w->rows, w->cols); !why.empty()) {
+      note_fallback(w->name + ": no repack for the fused GEMM: " + why);
+      continue;
+    }
+    DeviceBuffer b(static_cast<size_t>(kernels::gemm_ws_repacked_bytes(w->ggml_type, w->rows, w->cols)));
+    kernels::gemm_ws_repack(view(*w), b.as(), stream_);
+    packed_.emplace(w, std::move(b));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+size_t GemmDispatch::repacked_bytes() const {
+  size_t n = 0;
+  for (const auto& [w, b] : packed_) n += b.bytes();
+  for (const auto& [w, b] : packed_swiglu_) n += b.bytes();
+  return n;
+}
 
 GemmDispatch::~GemmDispatch() {
   if (handle_) cublasDestroy(handle_);
@@ -118,14 +153,9 @@ void GemmDispatch::run_generic(const DeviceMatrix& w, const uint16_t* x16, int T
 
 void GemmDispatch::cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const uint16_t* x16, int T, void* y,
                                Epilogue e) {
-  // Row-major Y[T,N] = X[T,K]·W[N,K]ᵀ is column-major Yᵀ[N,T] = W·Xᵀ: W is a column-major K×N
-  // matrix (ld K) used transposed, X a column-major K×T matrix (ld K).
-  const float alpha = 1.0f, beta = e == Epilogue::AccumulateF32 ? 1.0f : 0.0f;
-  const cudaDataType_t ctype = e == Epilogue::StoreF16 ? CUDA_R_16F : CUDA_R_32F;
-  CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(w.rows), T, static_cast<int>(w.cols),
-                            &alpha, w16, CUDA_R_16F, static_cast<int>(w.cols), x16, CUDA_R_16F,
-                            static_cast<int>(w.cols), &beta, y, ctype, static_cast<int>(w.rows), CUBLAS_COMPUTE_32F,
-                            CUBLAS_GEMM_DEFAULT));
+  // cuBLASLt without split-K: every output summed in k order, as the fused kernels do
+  // (kernels/cublas_gemm.h), so the fast path can be bitwise equal to this reference.
+  sequential_.run(w16, x16, y, T, w.rows, w.cols, e == Epilogue::AccumulateF32, e == Epilogue::StoreF16, stream_);
 }
 
 void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y,
@@ -134,16 +164,24 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
     // Prefill GEMMs, and any small one whose weight the pipeline has already decoded (the
     // output head after a prefill): cuBLAS on the fp16 slot.
     const bool decoded = slot_weight_[0] == &w || slot_weight_[1] == &w;
-    if (T > kern::kGemvMaxT || decoded) return run_pipelined(range, w, x16, T, y, e, /*prefetch_next=*/T > kern::kGemvMaxT);
+    if (T > kernels::kGemvMaxT || decoded) return run_pipelined(range, w, x16, T, y, e, /*prefetch_next=*/T > kernels::kGemvMaxT);
   }
   NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
+  if (fast_ && variant_ == FastGemm::Fused && T > kernels::kGemvMaxT) {
+    if (const auto it = packed_.find(&w); it != packed_.end()) {
+      kernels::gemm_ws({it->second.as(), w.ggml_type, w.rows, w.cols, false}, x16, T, y, to_fast(e), stream_);
+      return;
+    }
+    note_fallback(w.name + " (T=" + std::to_string(T) + "): not repacked for the fused GEMM");
+    return run_generic(w, x16, T, y, e);
+  }
   if (fast_) {
-    const std::string why = kern::gemm_fast_unsupported_reason(view(w), T);
+    const std::string why = kernels::gemm_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
-      if (T <= kern::kGemvMaxT)
-        kern::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
+      if (T <= kernels::kGemvMaxT)
+        kernels::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
       else
-        kern::gemm_fast(view(w), x16, T, y, to_fast(e), stream_);
+        kernels::gemm_fast(view(w), x16, T, y, to_fast(e), stream_);
       return;
     }
     note_fallback(w.name + " (T=" + std::to_string(T) + "): " + why);
@@ -154,13 +192,20 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
 bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up,
                               const uint16_t* x16, int T, uint16_t* a16) {
   if (!fast_ || variant_ == FastGemm::Pipelined) return false;
-  const std::string why = kern::gemm_fast_swiglu_unsupported_reason(view(gate), view(up), T);
+  if (variant_ == FastGemm::Fused) {
+    const auto it = packed_swiglu_.find(&gate);
+    if (T <= kernels::kGemvMaxT || it == packed_swiglu_.end()) return false;  // decode, or not interleaved: unfused
+    NvtxRange r(range, 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols);
+    kernels::gemm_ws_swiglu({it->second.as(), gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
+    return true;
+  }
+  const std::string why = kernels::gemm_fast_swiglu_unsupported_reason(view(gate), view(up), T);
   if (!why.empty()) {
     note_fallback(range + " (T=" + std::to_string(T) + "): " + why);
     return false;
   }
   NvtxRange r(range, 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols);
-  kern::gemm_fast_swiglu(view(gate), view(up), x16, T, a16, stream_);
+  kernels::gemm_fast_swiglu(view(gate), view(up), x16, T, a16, stream_);
   return true;
 }
 

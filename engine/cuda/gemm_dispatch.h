@@ -1,13 +1,16 @@
 // Y[T,N] = X16[T,K] · fp16(dequant(W[N,K]))ᵀ with fp32 accumulation, on either path, inside the
 // NVTX range named after the weight tensor. Every variant computes the same arithmetic.
-//   Generic: dequantize W to fp16 scratch, then cublasGemmEx — one after the other.
-//   Fast, prefill (T > kGemvMaxT), variant "pipelined" (default): the same dequantize + cuBLAS,
+//   Generic: dequantize W to fp16 scratch, then cuBLAS(Lt) without split-K (kernels/cublas_gemm.h)
+//     — one after the other.
+//   Fast, prefill (T > kGemvMaxT), variant "pipelined": the same dequantize + cuBLAS,
 //     but the next weight of the forward's fixed GEMM schedule is dequantized on a side stream
 //     into the other of two scratch buffers while the current GEMM runs (events order the two:
 //     ready[slot] before the GEMM reads it, free[slot] before the next dequant overwrites it).
-//   Fast, prefill, variant "fused": the fused quantized kernels of kernels/gemm_fast.h (raw
-//     blocks → exact fp16 in shared memory → wgmma). Measured slower than the pipelined variant
-//     on the H200 (tests/kernels/gemm/NOTES.md), kept selectable for A/B.
+//   Fast, prefill, variant "fused" (the default, kDefaultFastGemm): kernels/gemm_ws.h on weights
+//     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
+//     and the SwiGLU epilogue.
+//   Fast, prefill, variant "staged": the fused quantized kernels of kernels/gemm_fast.h (raw
+//     blocks → exact fp16 in shared memory → wgmma), on the GGUF blocks as loaded.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
 //   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
@@ -16,12 +19,14 @@
 
 #include <cstdint>
 #include <set>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
 #include "cuda/device_buffer.h"
+#include "kernels/cublas_gemm.h"
 
 struct cublasContext;
 
@@ -48,6 +53,13 @@ class GemmDispatch {
   // The order in which the forward pass runs its GEMMs (wraps around): what "next weight" means
   // for the pipelined variant's prefetch.
   void set_schedule(std::vector<const DeviceMatrix*> order);
+  // Fused variant: repacks every matrix of `matrices` that gemm_ws takes (and gate/up of each
+  // `swiglu` pair into one interleaved matrix instead); a no-op for the other variants. The GGUF
+  // blocks stay (decode steps read them). The matrices must not move afterwards.
+  void prepare(const std::vector<const DeviceMatrix*>& matrices,
+               const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu);
+  // Device bytes of the repacked copies (0 unless fused).
+  size_t repacked_bytes() const;
   FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
@@ -79,7 +91,10 @@ class GemmDispatch {
   cudaEvent_t ready_[2] = {nullptr, nullptr}, free_[2] = {nullptr, nullptr};
   std::vector<const DeviceMatrix*> schedule_;
   std::unordered_map<const DeviceMatrix*, size_t> schedule_index_;
+  // Fused variant: repacked weights, by source matrix (SwiGLU: by gate).
+  std::unordered_map<const DeviceMatrix*, DeviceBuffer> packed_, packed_swiglu_;
   DeviceBuffer cublas_workspace_;
+  kernels::SequentialGemm sequential_;  // the GEMM of the generic path and the pipelined variant
   std::set<std::string> seen_;
   std::vector<std::string> fallbacks_;
 };

@@ -1,10 +1,12 @@
-// A/B gate (see ab_gate.h).
+// A/B gate (see ab_gate.h): runs the pairs; the verdict is ab_judge.h's, from the stored pairs.
 #include "ab/ab_gate.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
+#include <tuple>
 
-#include "ab/ab_report.h"
+#include "ab/ab_judge.h"
 #include "contract/prefill_cli.h"
 #include "host/gpu_monitor.h"
 #include "util/text_format.h"
@@ -15,9 +17,11 @@ using nlohmann::json;
 
 namespace {
 
+// One `prefill bench` run: tok/s per metric (each the median of the bench's own repetitions, robust
+// to one slow rep) and the GPU's clock / temperature / throttle state sampled while it ran.
 struct Sample {
-  double tps = 0;
-  json raw;                 // the bench result entry (every repetition)
+  std::map<std::string, double> tps;
+  json raw;                 // the bench results (every repetition)
   unsigned min_clock = 0, max_clock = 0, max_temp = 0;
   unsigned long long reasons = 0;
   bool gpu_sampled = false;
@@ -27,21 +31,34 @@ struct Sample {
 
 json to_json(const Sample& s) {
   json j = {{"tps", s.tps}, {"bench", s.raw}, {"wall_s", s.wall_s}};
+  if (s.min_clock) j["sm_clock_mhz"] = {{"min", s.min_clock}, {"max", s.max_clock}};
   if (s.gpu_sampled)
     j["gpu"] = {{"sm_clock_min_mhz", s.min_clock}, {"sm_clock_max_mhz", s.max_clock}, {"temperature_max_c", s.max_temp},
                 {"throttle_reasons", throttle_reasons_text(s.reasons)}, {"throttled", s.throttled()}};
   return j;
 }
 
+// "pp512" → prompt 512; "tg128" → 128 generated tokens.
+std::pair<std::vector<int>, int> bench_shape(const std::vector<std::string>& metrics) {
+  std::vector<int> prompts;
+  int gen = 0;
+  for (const auto& m : metrics) {
+    const int n = std::stoi(m.substr(2));
+    if (m.rfind("pp", 0) == 0) prompts.push_back(n);
+    else gen = std::max(gen, n);
+  }
+  return {prompts, gen};
+}
+
 class Bencher {
  public:
-  Bencher(const GateContext& ctx, std::filesystem::path model, GpuMonitor& gpu)
-      : ctx_(ctx), model_(std::move(model)), gpu_(gpu) {
-    prompt_ = static_cast<int>(ctx.profile.integer("ab", "prompt_tokens", 512));
+  Bencher(const GateContext& ctx, std::filesystem::path model, GpuMonitor& gpu, const AbSettings& s)
+      : ctx_(ctx), model_(std::move(model)), gpu_(gpu), metrics_(s.metrics) {
     reps_ = static_cast<int>(ctx.profile.integer("ab", "reps", 3));
     path_ = ctx.profile.string("ab", "path", "fast");
+    std::tie(prompts_, gen_) = bench_shape(metrics_);
   }
-  // nullopt with `failure` set when the run did not give a usable number.
+  // nullopt with `call` describing the failure when the run did not give a usable number.
   std::optional<Sample> run(const Build& b, int warmup, EngineCall& call) {
     Sample s;
     s.min_clock = ~0u;
@@ -55,59 +72,68 @@ class Bencher {
         s.reasons |= g->throttle_reasons;
       }
     };
-    call = ctx_.engine(b).bench(model_, {prompt_}, 0, reps_, warmup, path_, ctx_.deadline.remaining(), tick);
+    call = ctx_.engine(b).bench(model_, prompts_, gen_, reps_, warmup, path_, ctx_.deadline.remaining(), tick);
     if (!call.ok()) return std::nullopt;
     s.wall_s = call.process.wall_s;
     if (!s.gpu_sampled) s.min_clock = 0;
-    const std::string test = "pp" + std::to_string(prompt_);
-    for (const auto& res : call.output.value(contract::field::kResults, json::array()))
-      if (res.value(contract::field::kTest, "") == test) s.raw = res;
-    if (s.raw.is_null()) {
-      call.outcome = RunOutcome::BadOutput;
-      call.reason = "bench JSON has no result for test " + test;
-      return std::nullopt;
+    s.raw = call.output.value(contract::field::kResults, json::array());
+    for (const auto& metric : metrics_) {
+      json entry;
+      for (const auto& res : s.raw)
+        if (res.value(contract::field::kTest, "") == metric) entry = res;
+      if (entry.is_null()) {
+        call.outcome = RunOutcome::BadOutput;
+        call.reason = "bench JSON has no result for test " + metric;
+        return std::nullopt;
+      }
+      std::vector<double> reps;
+      for (const auto& v : entry.value(contract::field::kSamplesTps, json::array()))
+        if (v.is_number()) reps.push_back(v.get<double>());
+      const double tps = reps.empty() ? entry.value(contract::field::kMeanTps, 0.0) : median(reps);
+      if (!std::isfinite(tps) || tps <= 0) {
+        call.outcome = RunOutcome::BadOutput;
+        call.reason = "bench reported " + metric + " tok/s " + std::to_string(tps) + " (NaN, inf or not positive)";
+        return std::nullopt;
+      }
+      s.tps[metric] = tps;
     }
-    // The sample is the median of the bench's own repetitions (robust to one slow rep).
-    std::vector<double> reps;
-    for (const auto& v : s.raw.value(contract::field::kSamplesTps, json::array()))
-      if (v.is_number()) reps.push_back(v.get<double>());
-    s.tps = reps.empty() ? s.raw.value(contract::field::kMeanTps, 0.0) : median(reps);
-    if (!std::isfinite(s.tps) || s.tps <= 0) {
-      call.outcome = RunOutcome::BadOutput;
-      call.reason = "bench reported tok/s " + std::to_string(s.tps) + " (NaN, inf or not positive)";
-      return std::nullopt;
-    }
+    // Without NVML or nvidia-smi, the clock the bench itself reports stands for the whole run.
     const json device = call.output.value(contract::field::kDevice, json::object());
-    if (!s.gpu_sampled && device.contains(contract::field::kSmClockMhz) && device[contract::field::kSmClockMhz].is_number()) {
+    if (!s.gpu_sampled && device.contains(contract::field::kSmClockMhz) && device[contract::field::kSmClockMhz].is_number())
       s.min_clock = s.max_clock = device[contract::field::kSmClockMhz].get<unsigned>();
-    }
     return s;
   }
   std::string command(const Build& b) const {
-    return ctx_.engine(b).bench(model_, {prompt_}, 0, reps_, 0, path_, 0.001).command;  // only for the text
+    return ctx_.engine(b).bench(model_, prompts_, gen_, reps_, 0, path_, 0.001).command;  // only for the text
   }
-  int prompt() const { return prompt_; }
 
  private:
   const GateContext& ctx_;
   std::filesystem::path model_;
   GpuMonitor& gpu_;
-  int prompt_ = 512, reps_ = 3;
+  std::vector<std::string> metrics_;
+  std::vector<int> prompts_;
+  int gen_ = 0, reps_ = 3;
   std::string path_;
 };
 
-// gates.ab.* as the gate uses them.
-struct AbSettings {
-  double max_regression = 2.0, confidence = 0.95;
-  int aa_pairs = 4, min_pairs = 6, max_pairs = 24, step = 4, warmup = 1;
+json pair_json(const Sample& a, const Sample& b) {
+  json p = {{"baseline", to_json(a)}, {"candidate", to_json(b)}, {"throttled", a.throttled() || b.throttled()}};
+  json ratio = json::object();
+  for (const auto& [m, t] : a.tps)
+    if (b.tps.count(m)) ratio[m] = b.tps.at(m) / t;
+  p["ratio"] = ratio;
+  return p;
+}
+
+// gates.ab.* as the gate runs them (the judgement's own settings are ab_judge.h's AbSettings).
+struct RunSettings {
+  int aa_pairs = 4, min_pairs = 6, step = 4, warmup = 1;
   std::string model;
 
-  explicit AbSettings(const GateProfile& p)
-      : max_regression(p.number("ab", "max_regression_pct", 2.0)),
-        confidence(p.number("ab", "confidence", 0.95)),
-        aa_pairs(static_cast<int>(p.integer("ab", "aa_pairs", 4))),
+  explicit RunSettings(const GateProfile& p)
+      : aa_pairs(static_cast<int>(p.integer("ab", "aa_pairs", 4))),
         min_pairs(static_cast<int>(p.integer("ab", "min_pairs", 6))),
-        max_pairs(static_cast<int>(p.integer("ab", "max_pairs", 24))),
         step(static_cast<int>(std::max(1L, p.integer("ab", "step_pairs", 4)))),
         warmup(static_cast<int>(p.integer("ab", "warmup", 1))),
         model(p.string("ab", "model", "")) {}
@@ -119,153 +145,79 @@ struct BenchFailure {
   std::string what;
 };
 
-// The A/A pass: the baseline against itself gives the noise floor of this machine in this window.
-struct AaPass {
-  std::vector<Sample> a, a2;
-  std::vector<double> ratios;
-  AbAnalysis analysis;
-  double noise_pct = 0;  // the larger end of the A/A CI of the median Δ%
-};
-
-std::optional<BenchFailure> measure_aa(const GateContext& ctx, Bencher& bench, const AbSettings& s, AaPass& aa) {
+// A/A: the baseline against itself shows this machine's noise in this window. Reported beside the
+// result, never added to the budget.
+std::optional<BenchFailure> measure_aa(const GateContext& ctx, Bencher& bench, const RunSettings& run, json& aa_pairs) {
   EngineCall call;
-  for (int i = 0; i < s.aa_pairs; ++i) {
-    ctx.say("A/A pair " + std::to_string(i + 1) + "/" + std::to_string(s.aa_pairs));
-    auto x = bench.run(ctx.baseline, s.warmup, call);
+  for (int i = 0; i < run.aa_pairs; ++i) {
+    ctx.say("A/A pair " + std::to_string(i + 1) + "/" + std::to_string(run.aa_pairs));
+    auto x = bench.run(ctx.baseline, run.warmup, call);
     if (!x) return BenchFailure{call, "baseline bench (A/A)"};
-    auto y = bench.run(ctx.baseline, s.warmup, call);
+    auto y = bench.run(ctx.baseline, run.warmup, call);
     if (!y) return BenchFailure{call, "baseline bench (A/A)"};
-    aa.a.push_back(*x);
-    aa.a2.push_back(*y);
-    aa.ratios.push_back(y->tps / x->tps);
+    aa_pairs.push_back(pair_json(*x, *y));
   }
-  aa.analysis = analyse_pairs(aa.ratios, s.max_regression, s.confidence);
-  aa.noise_pct = std::max(std::fabs(aa.analysis.ci_pct.lo), std::fabs(aa.analysis.ci_pct.hi));
   return std::nullopt;
 }
 
-// The interleaved ABAB… pass: min_pairs, then `step` more at a time while undecided, up to max_pairs.
-struct AbPass {
-  std::vector<Sample> a, b;
-  AbAnalysis analysis;
-  int throttled_pairs = 0;
-};
-
-std::optional<BenchFailure> measure_ab(const GateContext& ctx, Bencher& bench, const AbSettings& s, double threshold, AbPass& ab) {
+// A/B, interleaved ABAB…: min_pairs, then `step` more at a time while any metric is undecided, up
+// to the cap (the budget never moves).
+std::optional<BenchFailure> measure_ab(const GateContext& ctx, Bencher& bench, const RunSettings& run, const AbSettings& s,
+                                       json& pairs) {
   EngineCall call;
-  for (int target = s.min_pairs;; target = std::min(s.max_pairs, target + s.step)) {
-    while (static_cast<int>(ab.a.size()) < target) {
-      ctx.say("A/B pair " + std::to_string(ab.a.size() + 1) + "/" + std::to_string(target) + " (cap " + std::to_string(s.max_pairs) + ")");
-      auto x = bench.run(ctx.baseline, s.warmup, call);
+  for (int target = run.min_pairs;; target = std::min(s.max_pairs, target + run.step)) {
+    while (static_cast<int>(pairs.size()) < target) {
+      ctx.say("A/B pair " + std::to_string(pairs.size() + 1) + "/" + std::to_string(target) + " (cap " + std::to_string(s.max_pairs) + ")");
+      auto x = bench.run(ctx.baseline, run.warmup, call);
       if (!x) return BenchFailure{call, "baseline bench"};
-      auto y = bench.run(ctx.candidate, s.warmup, call);
+      auto y = bench.run(ctx.candidate, run.warmup, call);
       if (!y) return BenchFailure{call, "candidate bench"};
-      ab.a.push_back(*x);
-      ab.b.push_back(*y);
+      pairs.push_back(pair_json(*x, *y));
     }
-    std::vector<double> ratios;
-    ab.throttled_pairs = 0;
-    for (size_t i = 0; i < ab.a.size(); ++i) {
-      if (ab.a[i].throttled() || ab.b[i].throttled()) {
-        ++ab.throttled_pairs;  // set aside: a throttled clock measures the cooling, not the code
-        continue;
-      }
-      ratios.push_back(ab.b[i].tps / ab.a[i].tps);
-    }
-    ab.analysis = analyse_pairs(ratios, threshold, s.confidence);
-    if (ab.analysis.decision != AbDecision::Undecided || target >= s.max_pairs || ctx.deadline.expired()) return std::nullopt;
+    bool undecided = false;
+    for (const auto& m : s.metrics) undecided |= ab_undecided(analyse_ab_metric(pairs, m, s));
+    if (!undecided || target >= s.max_pairs || ctx.deadline.expired()) return std::nullopt;
   }
 }
 
-double median_tps(const std::vector<Sample>& v) {
-  std::vector<double> tps;
-  for (const auto& x : v) tps.push_back(x.tps);
-  return median(tps);
-}
-
-// Every sample and number into details, and the headline row with the samples table.
-void record(GateResult& r, int prompt, const AaPass& aa, const AbPass& ab, double threshold) {
-  const double med_a = median_tps(ab.a), med_b = median_tps(ab.b);
-  json pairs = json::array();
-  for (size_t i = 0; i < ab.a.size(); ++i)
-    pairs.push_back({{"baseline", to_json(ab.a[i])}, {"candidate", to_json(ab.b[i])}, {"ratio", ab.b[i].tps / ab.a[i].tps},
-                     {"excluded_throttled", ab.a[i].throttled() || ab.b[i].throttled()}});
-  json aa_json = json::array();
-  for (size_t i = 0; i < aa.a.size(); ++i) aa_json.push_back({{"a", to_json(aa.a[i])}, {"a2", to_json(aa.a2[i])}, {"ratio", aa.ratios[i]}});
-  r.details["aa"] = {{"pairs", aa_json}, {"median_delta_pct", aa.analysis.median_delta_pct},
-                     {"ci_pct", {aa.analysis.ci_pct.lo, aa.analysis.ci_pct.hi}}, {"noise_floor_pct", aa.noise_pct}};
-  r.details["pairs"] = pairs;
-  r.details["baseline_tps_median"] = med_a;
-  r.details["candidate_tps_median"] = med_b;
-  r.details["median_delta_pct"] = ab.analysis.median_delta_pct;
-  r.details["ci_pct"] = {ab.analysis.ci_pct.lo, ab.analysis.ci_pct.hi};
-  r.details["wins"] = ab.analysis.wins;
-  r.details["pairs_used"] = ab.analysis.pairs;
-  r.details["pairs_run"] = ab.a.size();
-  r.details["throttled_pairs"] = ab.throttled_pairs;
-  r.details["effective_threshold_pct"] = threshold;
-  r.details["decision"] = to_string(ab.analysis.decision);
-  AbFigures figures{"pp" + std::to_string(prompt) + " tok/s", med_a, med_b, aa.noise_pct,
-                    std::array<double, 2>{ab.analysis.ci_pct.lo, ab.analysis.ci_pct.hi}};
-  for (size_t i = 0; i < ab.a.size(); ++i) figures.pairs.push_back({ab.a[i].tps, ab.b[i].tps, ab.a[i].throttled() || ab.b[i].throttled()});
-  for (size_t i = 0; i < aa.a.size(); ++i) figures.aa.push_back({aa.a[i].tps, aa.a2[i].tps});
-  add_ab_output(r, figures);
-}
-
-// "SM clock 1785-1980 MHz, max 48 °C", or why there is no reading; throttled pairs named.
-std::string clock_text(const AbPass& ab, const GpuMonitor& gpu) {
+// "SM clock 1785-1980 MHz, max 48 °C", or why there is no reading; throttled pairs named. Also
+// the clock range and the throttled count into details.
+std::string clock_text(GateResult& r, const json& pairs, const GpuMonitor& gpu) {
   unsigned clock_min = ~0u, clock_max = 0, temp_max = 0;
-  bool any_clock = false;
-  for (size_t i = 0; i < ab.a.size(); ++i)
-    for (const Sample* x : {&ab.a[i], &ab.b[i]})
-      if (x->min_clock) {
-        any_clock = true;
-        clock_min = std::min(clock_min, x->min_clock);
-        clock_max = std::max(clock_max, x->max_clock);
-        temp_max = std::max(temp_max, x->max_temp);
-      }
-  std::string clocks = any_clock ? "SM clock " + std::to_string(clock_min) + (clock_max != clock_min ? "-" + std::to_string(clock_max) : "") +
-                                       " MHz" +
-                                       (temp_max ? ", max " + std::to_string(temp_max) + " °C" : std::string(", temperature not sampled"))
+  int throttled = 0;
+  for (const auto& p : pairs) {
+    throttled += p.value("throttled", false);
+    for (const char* side : {"baseline", "candidate"}) {
+      const auto& s = p[side];
+      if (!s.contains("sm_clock_mhz")) continue;
+      clock_min = std::min(clock_min, s["sm_clock_mhz"].value("min", ~0u));
+      clock_max = std::max(clock_max, s["sm_clock_mhz"].value("max", 0u));
+      if (s.contains("gpu")) temp_max = std::max(temp_max, s["gpu"].value("temperature_max_c", 0u));
+    }
+  }
+  r.details["throttled_pairs"] = throttled;
+  if (clock_max) r.details["sm_clock_range_mhz"] = {clock_min, clock_max};
+  std::string clocks = clock_max ? "SM clock " + std::to_string(clock_min) + (clock_max != clock_min ? "-" + std::to_string(clock_max) : "") +
+                                       " MHz" + (temp_max ? ", max " + std::to_string(temp_max) + " °C" : std::string(", temperature not sampled"))
                                  : "SM clock not sampled (" + (gpu.available() ? std::string("no reading") : gpu.why_unavailable()) + ")";
-  if (ab.throttled_pairs) clocks += ", THROTTLED in " + std::to_string(ab.throttled_pairs) + " pairs (set aside)";
+  if (throttled) clocks += ", THROTTLED in " + std::to_string(throttled) + " pairs (set aside)";
   return clocks;
 }
 
-// The decision as a check: PASS (improved, no change), FAIL (regressed), INCONCLUSIVE (undecided,
-// or too few unthrottled pairs).
-Check judge(const AbPass& ab, const AbSettings& s, double threshold, const std::string& ci) {
-  const AbAnalysis& a = ab.analysis;
-  Check c;
-  c.name = "ab";
-  c.metrics = {{"median_delta_pct", a.median_delta_pct}, {"ci_pct", {a.ci_pct.lo, a.ci_pct.hi}}, {"wins", a.wins},
-               {"pairs", a.pairs}, {"threshold_pct", threshold}};
-  if (a.pairs < 2) {
-    c.status = Status::Inconclusive;
-    c.reason = "only " + std::to_string(a.pairs) + " unthrottled pairs: clocks were throttled";
-    return c;
+// "A/B interleaved, 6 pairs: pp512 1000.0 → 1010.0 tok/s, paired median Δ +1.0% 5/6 wins; budget …".
+std::string evidence_text(const std::vector<Check>& checks, size_t n_pairs, const AbSettings& s, const RunSettings& run,
+                          double noise, const std::string& clocks) {
+  std::string e = "A/B interleaved, " + std::to_string(n_pairs) + " pairs: ";
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const auto& m = checks[i].metrics;
+    e += (i ? "; " : "") + m.value("metric", std::string()) + " " + fixed(m.value("baseline_tps_median", 0.0), 1) + " → " +
+         fixed(m.value("candidate_tps_median", 0.0), 1) + " tok/s, paired median Δ " + signed_percent(m.value("median_delta_pct", 0.0)) +
+         (m["clock_normalised_delta_pct"].is_number() ? " (clock-normalised " + signed_percent(m["clock_normalised_delta_pct"].get<double>()) + ")" : "") +
+         " " + std::to_string(m.value("wins", 0)) + "/" + std::to_string(m.value("pairs", 0)) + " wins";
   }
-  switch (a.decision) {
-    case AbDecision::Improved:
-      c.status = Status::Pass;
-      c.reason = "improved: " + signed_percent(a.median_delta_pct) + ", CI " + ci + " excludes zero";
-      break;
-    case AbDecision::NoChange:
-      c.status = Status::Pass;
-      c.reason = "no change: median Δ " + signed_percent(a.median_delta_pct) + ", CI " + ci + " above −" + fixed(threshold, 2) + "%";
-      break;
-    case AbDecision::Regressed:
-      c.status = Status::Fail;
-      c.reason = "regressed: median Δ " + signed_percent(a.median_delta_pct) + " beyond −" + fixed(threshold, 2) + "%, CI " + ci +
-                 " excludes zero";
-      break;
-    case AbDecision::Undecided:
-      c.status = Status::Inconclusive;
-      c.reason = "undecided after " + std::to_string(ab.a.size()) + " pairs (cap " + std::to_string(s.max_pairs) + "): median Δ " +
-                 signed_percent(a.median_delta_pct) + ", CI " + ci + " straddles −" + fixed(threshold, 2) + "%";
-      break;
-  }
-  return c;
+  e += "; budget −" + fixed(s.max_regression_pct, 2) + "% at " + percent(s.confidence) + "; A/A noise ±" + fixed(noise, 2) + "% over " +
+       std::to_string(run.aa_pairs) + " pairs" + (noise > s.max_regression_pct ? " (above the budget: more pairs taken)" : "") + "; " + clocks;
+  return e;
 }
 
 GateResult finished(GateResult& r, const GateContext& ctx) {
@@ -279,8 +231,9 @@ GateResult run_ab_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
   namespace cap = contract::capability;
   if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{cap::kSubcommands, "bench"}, {cap::kBackends, "cuda"}})) return r;
-  const AbSettings s(ctx.profile);
-  if (s.model.empty()) {
+  const AbSettings settings = ab_settings(ctx.profile);
+  const RunSettings run(ctx.profile);
+  if (run.model.empty()) {
     r.checks.push_back(hard_failure("ab", "gates.ab.model is not set"));
     return finished(r, ctx);
   }
@@ -288,14 +241,14 @@ GateResult run_ab_gate(const GateContext& ctx) {
     r.checks.push_back(*probe);
     return finished(r, ctx);
   }
-  const auto model = ctx.model_or_check(r, "ab", s.model);
+  const auto model = ctx.model_or_check(r, "ab", run.model);
   if (!model) return finished(r, ctx);
   GpuMonitor gpu;
-  Bencher bench(ctx, *model, gpu);
+  Bencher bench(ctx, *model, gpu, settings);
   r.details["gpu_monitor"] = gpu.available() ? to_json(gpu.info()) : json{{"unavailable", gpu.why_unavailable()}};
-  r.details["settings"] = {{"model", s.model}, {"prompt_tokens", bench.prompt()}, {"max_regression_pct", s.max_regression},
-                           {"confidence", s.confidence}, {"aa_pairs", s.aa_pairs}, {"min_pairs", s.min_pairs},
-                           {"max_pairs", s.max_pairs}, {"order", "ABAB"}};
+  r.details["settings"] = {{"model", run.model}, {"metrics", settings.metrics}, {"max_regression_pct", settings.max_regression_pct},
+                           {"confidence", settings.confidence}, {"aa_pairs", run.aa_pairs}, {"min_pairs", run.min_pairs},
+                           {"max_pairs", settings.max_pairs}, {"order", "ABAB"}, {"delta", "paired median of per-pair ratios"}};
   r.details["commands"] = {{"baseline", bench.command(ctx.baseline)}, {"candidate", bench.command(ctx.candidate)}};
   auto stop = [&](const BenchFailure& f) {
     r.checks.push_back(failed_call_check("ab", f.call, f.what));
@@ -305,23 +258,34 @@ GateResult run_ab_gate(const GateContext& ctx) {
   // Warm-up: one discarded run of each binary (also finds out whether a GPU answers at all).
   ctx.say("warm-up (discarded)");
   EngineCall call;
-  if (!bench.run(ctx.baseline, s.warmup, call)) return stop({call, "baseline bench warm-up"});
-  if (!bench.run(ctx.candidate, s.warmup, call)) return stop({call, "candidate bench warm-up"});
-  AaPass aa;
-  if (auto f = measure_aa(ctx, bench, s, aa)) return stop(*f);
-  const double threshold = std::max(s.max_regression, aa.noise_pct);
-  AbPass ab;
-  if (auto f = measure_ab(ctx, bench, s, threshold, ab)) return stop(*f);
+  if (!bench.run(ctx.baseline, run.warmup, call)) return stop({call, "baseline bench warm-up"});
+  if (!bench.run(ctx.candidate, run.warmup, call)) return stop({call, "candidate bench warm-up"});
+  json aa_pairs = json::array();
+  if (auto f = measure_aa(ctx, bench, run, aa_pairs)) return stop(*f);
+  const AbMetric aa = analyse_ab_metric(aa_pairs, settings.primary, settings);
+  const double noise = std::max(std::fabs(aa.raw.ci_pct.lo), std::fabs(aa.raw.ci_pct.hi));
+  json pairs = json::array();
+  if (auto f = measure_ab(ctx, bench, run, settings, pairs)) return stop(*f);
 
-  record(r, bench.prompt(), aa, ab, threshold);
-  const std::string ci = signed_percent(ab.analysis.ci_pct.lo) + ".." + signed_percent(ab.analysis.ci_pct.hi);
-  r.evidence = "A/B interleaved " + std::to_string(ab.analysis.wins) + "/" + std::to_string(ab.analysis.pairs) + " wins: " +
-               fixed(median_tps(ab.a), 1) + " → " + fixed(median_tps(ab.b), 1) + " tok/s (pp" + std::to_string(bench.prompt()) +
-               "), median Δ " + signed_percent(ab.analysis.median_delta_pct) + " (" + percent(s.confidence) + " CI " + ci +
-               "); A/A noise ±" + fixed(aa.noise_pct, 2) + "% over " + std::to_string(s.aa_pairs) + " pairs; " + clock_text(ab, gpu);
-  Check c = judge(ab, s, threshold, ci);
-  c.command = r.details["commands"]["baseline"].get<std::string>() + "\n" + r.details["commands"]["candidate"].get<std::string>();
-  r.checks.push_back(c);
+  json headline;
+  auto checks = judge_ab(pairs, settings, headline);
+  r.details["aa"] = {{"pairs", aa_pairs}, {"median_delta_pct", aa.raw.median_delta_pct}, {"ci_pct", {aa.raw.ci_pct.lo, aa.raw.ci_pct.hi}},
+                     {"noise_floor_pct", noise}, {"exceeds_budget", noise > settings.max_regression_pct}};
+  r.details["pairs"] = pairs;
+  r.details["pairs_run"] = pairs.size();
+  const std::string clocks = clock_text(r, pairs, gpu);
+  r.details["headline"] = headline;
+  const auto& primary = checks.front();
+  for (const char* key : {"median_delta_pct", "ci_pct", "wins"}) r.details[key] = primary.metrics[key];
+  r.details["pairs_used"] = primary.metrics["pairs"];
+  r.details["decision"] = primary.metrics["decision"];
+  r.evidence = evidence_text(checks, pairs.size(), settings, run, noise, clocks);
+  const std::string cmd = r.details["commands"]["baseline"].get<std::string>() + "\n" + r.details["commands"]["candidate"].get<std::string>();
+  for (auto& c : checks) {
+    c.command = cmd;
+    r.checks.push_back(c);
+  }
+  add_ab_figures(r, settings);
   return finished(r, ctx);
 }
 

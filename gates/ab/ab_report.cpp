@@ -16,12 +16,36 @@ void add_ab_output(GateResult& r, const AbFigures& f) {
   h.baseline = number_cell(f.baseline_tps);
   h.candidate = number_cell(f.candidate_tps);
   h.delta = f.candidate_tps - f.baseline_tps;
-  h.delta_pct = (f.candidate_tps / f.baseline_tps - 1) * 100;
+  h.delta_pct = f.delta_pct ? *f.delta_pct : (f.candidate_tps / f.baseline_tps - 1) * 100;
   h.noise_pct = f.noise_pct;
   h.ci_pct = f.ci_pct;
   h.check = "ab";
   h.headline = true;
   r.rows.push_back(h);
+  if (f.clock_normalised_delta_pct) {
+    Row n;
+    n.metric = f.metric + " per MHz";
+    n.label = "whole prefill " + f.metric + ", clock-normalised (paired median Δ of tok/s per SM MHz)";
+    n.unit = "%";
+    n.baseline = text_cell("");
+    n.candidate = text_cell("");
+    n.delta_pct = f.clock_normalised_delta_pct;
+    r.rows.push_back(n);
+  }
+  for (const auto& m : f.extra) {
+    Row e;
+    e.metric = m.metric + " tok/s";
+    e.label = "whole prefill " + m.metric + " tok/s (A/B median)";
+    e.unit = "tok/s";
+    e.format = fixed_format(1);
+    e.baseline = number_cell(m.baseline_tps);
+    e.candidate = number_cell(m.candidate_tps);
+    e.delta = m.candidate_tps - m.baseline_tps;
+    e.delta_pct = m.delta_pct;
+    e.ci_pct = m.ci_pct;
+    e.check = m.check;
+    r.rows.push_back(e);
+  }
 
   Table t;
   t.id = "ab";

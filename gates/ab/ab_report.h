@@ -17,6 +17,17 @@ struct AbFigures {
   double candidate_tps = 0;
   std::optional<double> noise_pct;              // A/A noise floor
   std::optional<std::array<double, 2>> ci_pct;  // of the per-pair median Δ%
+  // The gate's Δ: the paired median of per-pair ratios (ab/ab_judge.h), the one Δ the headline
+  // shows; empty only for a version-1 record, whose headline showed the ratio of the medians.
+  std::optional<double> delta_pct;
+  std::optional<double> clock_normalised_delta_pct;  // the same Δ with each run's tok/s per MHz
+  struct Metric {  // gates.ab.extra_metrics (pp2048, tg128): one row each, judged by check `check`
+    std::string metric, check;
+    double baseline_tps = 0, candidate_tps = 0;
+    std::optional<double> delta_pct;
+    std::optional<std::array<double, 2>> ci_pct;
+  };
+  std::vector<Metric> extra;
   struct Pair {
     double baseline_tps = 0, candidate_tps = 0;
     bool throttled = false;  // set aside

@@ -1,4 +1,4 @@
-// Gate profile loading, validation and baseline-vs-candidate diff (see gate_profile.h).
+// Gate profile loading, validation and defaults (see gate_profile.h; the diff: core/profile_diff.cpp).
 #include "core/gate_profile.h"
 
 #include <fnmatch.h>
@@ -10,7 +10,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/profile_schema.h"
 #include "util/error.h"
+#include "util/escape.h"
+#include "yaml/safe_yaml.h"
 
 namespace pfx::gates {
 
@@ -36,32 +39,72 @@ json scalar_to_json(const YAML::Node& n) {
   return s;
 }
 
-json node_to_json(const YAML::Node& n) {
+// One JSON-pointer token (RFC 6901: '~' as ~0, '/' as ~1).
+std::string pointer_token(const std::string& key) {
+  std::string t;
+  for (const char c : key) t += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return t;
+}
+
+// The tree as JSON; `lines` (if given) gets each node's 1-based line under its JSON pointer, for
+// messages. yaml::load() has already bounded the walk (aliases counted) and refused duplicates.
+json node_to_json(const YAML::Node& n, const std::string& pointer, std::map<std::string, int>* lines) {
+  if (lines && n.IsDefined() && n.Mark().line >= 0) lines->emplace(pointer, n.Mark().line + 1);
   switch (n.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: return nullptr;
     case YAML::NodeType::Scalar: return scalar_to_json(n);
     case YAML::NodeType::Sequence: {
       json a = json::array();
-      for (const auto& e : n) a.push_back(node_to_json(e));
+      for (const auto& e : n) a.push_back(node_to_json(e, pointer + "/" + std::to_string(a.size()), lines));
       return a;
     }
     case YAML::NodeType::Map: {
       json o = json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second);
+      for (const auto& kv : n) {
+        const std::string key = kv.first.Scalar();
+        if (lines && kv.first.Mark().line >= 0) lines->emplace(pointer + "/" + pointer_token(key), kv.first.Mark().line + 1);
+        o[key] = node_to_json(kv.second, pointer + "/" + pointer_token(key), lines);
+      }
       return o;
     }
   }
   return nullptr;
 }
 
+json yaml_to_json_lines(const std::string& yaml_text, const std::string& origin, std::map<std::string, int>* lines) {
+  // The candidate commit controls its gate profile: bounded, duplicate-free (base/yaml). A profile
+  // that is not valid YAML is the user's to fix: a usage error (ProfileError), like a schema one.
+  YAML::Node root;
+  try {
+    root = pfx::yaml::load(yaml_text, origin);
+  } catch (const ProfileError&) {
+    throw;
+  } catch (const pfx::Error& e) {
+    throw ProfileError(e.what());
+  }
+  return node_to_json(root, "", lines);
+}
+
+// A profile that breaks the schema is the user's to fix: a usage error, not a tool error.
+template <class... Args>
+[[noreturn]] void profile_error(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  throw ProfileError(os.str());
+}
+
 }  // namespace
 
 json yaml_to_json(const std::string& yaml_text, const std::string& origin) {
-  try {
-    return node_to_json(YAML::Load(yaml_text));
-  } catch (const YAML::Exception& e) {
-    fail(origin, ": line ", e.mark.line + 1, ", column ", e.mark.column + 1, ": invalid YAML: ", e.msg);
+  return yaml_to_json_lines(yaml_text, origin, nullptr);
+}
+
+std::string GateProfile::at(const std::string& pointer) const {
+  // The nearest node with a known line: the key itself, else the mapping or list holding it.
+  for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
+    if (const auto it = lines_.find(p); it != lines_.end()) return origin_ + ": line " + std::to_string(it->second);
+    if (p.empty()) return origin_;
   }
 }
 
@@ -73,8 +116,14 @@ GateProfile GateProfile::load(const std::filesystem::path& path) {
   return parse(ss.str(), path.string());
 }
 
-GateProfile GateProfile::parse(const std::string& yaml_text, const std::string& origin) {
-  return from_json(yaml_to_json(yaml_text, origin), origin);
+GateProfile GateProfile::parse(const std::string& yaml_text, const std::string& origin, bool strict) {
+  GateProfile p;
+  p.root_ = yaml_to_json_lines(yaml_text, origin, &p.lines_);
+  p.origin_ = origin;
+  p.validate();
+  p.effective_ = effective_profile(p.root_);
+  if (strict) validate_profile(p.root_, yaml_key_lines(yaml_text), origin);
+  return p;
 }
 
 GateProfile GateProfile::from_json(const json& j, const std::string& origin) {
@@ -82,39 +131,47 @@ GateProfile GateProfile::from_json(const json& j, const std::string& origin) {
   p.root_ = j;
   p.origin_ = origin;
   p.validate();
+  p.effective_ = effective_profile(j);
   return p;
 }
 
+std::string GateProfile::sha256() const { return profile_sha256(effective_); }
+
 void GateProfile::validate() {
-  if (!root_.is_object()) fail(origin_, ": expected a YAML mapping at the top level (a gate profile)");
-  if (!root_.contains("schema") || root_["schema"] != kGateProfileSchema)
-    fail(origin_, ": key 'schema' must be '", kGateProfileSchema, "'");
-  if (!root_.contains("gates") || !root_["gates"].is_object())
-    fail(origin_, ": key 'gates' must be a mapping of gate name to settings");
+  if (!root_.is_object()) profile_error(at(""), ": expected a YAML mapping at the top level (a gate profile)");
+  if (!root_.contains("schema"))
+    profile_error(at(""), ": required key 'schema' is missing (expected schema: ", kGateProfileSchema, ")");
+  if (root_["schema"] != kGateProfileSchema)
+    profile_error(at("/schema"), ": key 'schema' must be '", kGateProfileSchema, "', not ", escape_control(root_["schema"].dump()));
+  if (!root_.contains("gates")) profile_error(at(""), ": required key 'gates' is missing (a mapping of gate name to settings)");
+  if (!root_["gates"].is_object()) profile_error(at("/gates"), ": key 'gates' must be a mapping of gate name to settings");
   for (const auto& [name, settings] : root_["gates"].items()) {
     bool known = false;
     for (const auto& g : known_gates()) known |= g == name;
-    if (!known) fail(origin_, ": gates.", name, ": unknown gate (expected one of parity, accuracy, greedy, ptxas, suite, timing, ab)");
-    if (!settings.is_object() && !settings.is_null()) fail(origin_, ": gates.", name, ": expected a mapping");
+    const std::string ptr = "/gates/" + pointer_token(name);
+    if (!known)
+      profile_error(at(ptr), ": gates.", escape_control(name), ": unknown gate (expected one of parity, accuracy, greedy, ptxas, suite, timing, ab)");
+    if (!settings.is_object() && !settings.is_null()) profile_error(at(ptr), ": gates.", name, ": expected a mapping");
   }
   waivers_.clear();
   if (root_.contains("waivers") && !root_["waivers"].is_null()) {
-    if (!root_["waivers"].is_array()) fail(origin_, ": key 'waivers' must be a list");
+    if (!root_["waivers"].is_array()) profile_error(at("/waivers"), ": key 'waivers' must be a list");
     for (size_t i = 0; i < root_["waivers"].size(); ++i) {
       const auto& w = root_["waivers"][i];
-      const std::string where = origin_ + ": waivers[" + std::to_string(i) + "]";
-      if (!w.is_object()) fail(where, ": expected a mapping with gate, reason and optional match");
+      const std::string where = at("/waivers/" + std::to_string(i)) + ": waivers[" + std::to_string(i) + "]";
+      if (!w.is_object()) profile_error(where, ": expected a mapping with gate, reason and optional match");
       Waiver wv;
-      if (!w.contains("gate") || !w["gate"].is_string()) fail(where, ": missing 'gate'");
+      if (!w.contains("gate")) profile_error(where, ": required key 'gate' is missing");
+      if (!w["gate"].is_string()) profile_error(where, ": 'gate' must be a gate name");
       wv.gate = w["gate"];
       bool known = false;
       for (const auto& g : known_gates()) known |= g == wv.gate;
-      if (!known) fail(where, ": gate '", wv.gate, "' is not a known gate");
+      if (!known) profile_error(where, ": gate ", quote_untrusted(wv.gate), " is not a known gate");
       if (!w.contains("reason") || !w["reason"].is_string() || w["reason"].get<std::string>().find_first_not_of(" \t") == std::string::npos)
-        fail(where, ": a waiver needs a non-empty 'reason' (why the change is intended)");
+        profile_error(where, ": a waiver needs a non-empty 'reason' (why the change is intended)");
       wv.reason = w["reason"];
       if (w.contains("match")) {
-        if (!w["match"].is_string()) fail(where, ": 'match' must be a string glob");
+        if (!w["match"].is_string()) profile_error(where, ": 'match' must be a string glob");
         wv.match = w["match"];
       }
       waivers_.push_back(wv);
@@ -124,14 +181,14 @@ void GateProfile::validate() {
 
 const json& GateProfile::gate(const std::string& name) const {
   static const json empty = json::object();
-  const auto& g = root_["gates"];
+  const auto& g = effective_["gates"];
   auto it = g.find(name);
   if (it == g.end() || !it->is_object()) return empty;
   return *it;
 }
 
 bool GateProfile::enabled(const std::string& name) const {
-  if (!root_["gates"].contains(name)) return false;
+  if (!effective_["gates"].contains(name)) return false;
   const auto& g = gate(name);
   return !g.contains("enabled") || g["enabled"] == true;
 }
@@ -146,21 +203,24 @@ double GateProfile::timeout_s(const std::string& name) const { return number(nam
 double GateProfile::number(const std::string& g, const std::string& key, double dflt) const {
   const auto& s = gate(g);
   if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_number()) fail(origin_, ": gates.", g, ".", key, ": expected a number, got ", s[key].dump());
+  if (!s[key].is_number()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected a number, got ",
+                                  escape_control(s[key].dump()));
   return s[key].get<double>();
 }
 
 long GateProfile::integer(const std::string& g, const std::string& key, long dflt) const {
   const auto& s = gate(g);
   if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_number_integer()) fail(origin_, ": gates.", g, ".", key, ": expected an integer, got ", s[key].dump());
+  if (!s[key].is_number_integer()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected an integer, got ",
+                                  escape_control(s[key].dump()));
   return s[key].get<long>();
 }
 
 std::string GateProfile::string(const std::string& g, const std::string& key, const std::string& dflt) const {
   const auto& s = gate(g);
   if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_string()) fail(origin_, ": gates.", g, ".", key, ": expected a string, got ", s[key].dump());
+  if (!s[key].is_string()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected a string, got ",
+                                  escape_control(s[key].dump()));
   return s[key];
 }
 
@@ -168,9 +228,12 @@ std::vector<std::string> GateProfile::strings(const std::string& g, const std::s
   const auto& s = gate(g);
   std::vector<std::string> out;
   if (!s.contains(key) || s[key].is_null()) return out;
-  if (!s[key].is_array()) fail(origin_, ": gates.", g, ".", key, ": expected a list of strings");
-  for (const auto& e : s[key]) {
-    if (!e.is_string()) fail(origin_, ": gates.", g, ".", key, ": expected strings, got ", e.dump());
+  const std::string ptr = "/gates/" + pointer_token(g) + "/" + pointer_token(key);
+  if (!s[key].is_array()) fail(at(ptr), ": gates.", g, ".", key, ": expected a list of strings");
+  for (size_t i = 0; i < s[key].size(); ++i) {
+    const auto& e = s[key][i];
+    if (!e.is_string())
+      fail(at(ptr + "/" + std::to_string(i)), ": gates.", g, ".", key, ": expected strings, got ", escape_control(e.dump()));
     out.push_back(e);
   }
   return out;
@@ -186,9 +249,11 @@ std::vector<std::string> GateProfile::cmake_args() const {
   std::vector<std::string> out;
   if (!root_.contains("build") || !root_["build"].contains("cmake_args")) return out;
   const auto& a = root_["build"]["cmake_args"];
-  if (!a.is_array()) fail(origin_, ": build.cmake_args: expected a list of strings");
-  for (const auto& e : a) {
-    if (!e.is_string()) fail(origin_, ": build.cmake_args: expected strings, got ", e.dump());
+  if (!a.is_array()) fail(at("/build/cmake_args"), ": build.cmake_args: expected a list of strings");
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto& e = a[i];
+    if (!e.is_string())
+      fail(at("/build/cmake_args/" + std::to_string(i)), ": build.cmake_args: expected strings, got ", escape_control(e.dump()));
     out.push_back(e);
   }
   return out;
@@ -196,7 +261,7 @@ std::vector<std::string> GateProfile::cmake_args() const {
 
 std::string GateProfile::prefill_relpath() const {
   if (root_.contains("build") && root_["build"].contains("prefill")) {
-    if (!root_["build"]["prefill"].is_string()) fail(origin_, ": build.prefill: expected a path string");
+    if (!root_["build"]["prefill"].is_string()) fail(at("/build/prefill"), ": build.prefill: expected a path string");
     return root_["build"]["prefill"];
   }
   return "engine/cli/prefill";
@@ -204,7 +269,7 @@ std::string GateProfile::prefill_relpath() const {
 
 double GateProfile::build_timeout_s() const {
   if (root_.contains("build") && root_["build"].contains("timeout_s")) {
-    if (!root_["build"]["timeout_s"].is_number()) fail(origin_, ": build.timeout_s: expected a number");
+    if (!root_["build"]["timeout_s"].is_number()) fail(at("/build/timeout_s"), ": build.timeout_s: expected a number");
     return root_["build"]["timeout_s"];
   }
   return 5400;
@@ -212,147 +277,10 @@ double GateProfile::build_timeout_s() const {
 
 int GateProfile::build_jobs() const {
   if (root_.contains("build") && root_["build"].contains("jobs")) {
-    if (!root_["build"]["jobs"].is_number_integer()) fail(origin_, ": build.jobs: expected an integer");
+    if (!root_["build"]["jobs"].is_number_integer()) fail(at("/build/jobs"), ": build.jobs: expected an integer");
     return root_["build"]["jobs"];
   }
   return 0;
-}
-
-// ---- diff ----
-
-namespace {
-
-// A stable identity for list elements so reordering is not reported as change.
-std::string element_key(const json& e, size_t index) {
-  if (e.is_object()) {
-    for (const char* k : {"name", "kernels", "gate", "role", "case"})
-      if (e.contains(k) && e[k].is_string()) {
-        std::string id = e[k];
-        if (std::string(k) == "gate" && e.contains("match") && e["match"].is_string()) id += ":" + e["match"].get<std::string>();
-        return id;
-      }
-  }
-  if (e.is_string()) return e.get<std::string>();
-  return std::to_string(index);
-}
-
-void flatten(const json& j, const std::string& prefix, std::map<std::string, json>& out) {
-  if (j.is_object()) {
-    // Empty containers add nothing to compare: `waivers: []` and no waivers are the same profile.
-    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-  } else if (j.is_array()) {
-    bool scalars = true;
-    for (const auto& e : j) scalars &= !e.is_structured();
-    if (scalars) {
-      // A list of plain values (case names, labels) is one value per element: dropping one shows.
-      for (size_t i = 0; i < j.size(); ++i) out[prefix + "[" + element_key(j[i], i) + "]"] = true;
-      return;
-    }
-    for (size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "[" + element_key(j[i], i) + "]", out);
-  } else {
-    out[prefix] = j;
-  }
-}
-
-std::string leaf_name(const std::string& key) {
-  const auto dot = key.rfind('.');
-  std::string leaf = dot == std::string::npos ? key : key.substr(dot + 1);
-  const auto br = leaf.find('[');
-  return br == std::string::npos ? leaf : leaf.substr(0, br);
-}
-
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
-}  // namespace
-
-std::vector<ProfileChange> diff_profiles(const json& baseline, const json& candidate) {
-  // A waiver is one item (gate:match → reason), so a new waiver is one highlighted line.
-  auto waivers_as_map = [](json j) {
-    if (j.is_object() && j.contains("waivers") && j["waivers"].is_array()) {
-      json m = json::object();
-      for (const auto& w : j["waivers"])
-        if (w.is_object())
-          m[w.value("gate", std::string("?")) + ":" + w.value("match", std::string("*"))] = w.value("reason", std::string());
-      j["waivers"] = m;
-    }
-    return j;
-  };
-  std::map<std::string, json> a, b;
-  flatten(waivers_as_map(baseline), "", a);
-  flatten(waivers_as_map(candidate), "", b);
-  std::vector<ProfileChange> out;
-  auto classify = [](ProfileChange& c, const json* before, const json* after) {
-    const std::string leaf = leaf_name(c.key);
-    const bool num = before && after && before->is_number() && after->is_number();
-    if (starts_with(c.key, "waivers")) {
-      if (!before) { c.loosened = true; c.note = "new waiver"; }
-      else if (after) { c.loosened = true; c.note = "waiver changed"; }
-      return;
-    }
-    if (starts_with(leaf, "max_")) {
-      if (!after) { c.loosened = true; c.note = "limit removed"; }
-      else if (num && after->get<double>() > before->get<double>()) { c.loosened = true; c.note = "limit raised"; }
-    } else if (starts_with(leaf, "min_")) {
-      if (!after) { c.loosened = true; c.note = "limit removed"; }
-      else if (num && after->get<double>() < before->get<double>()) { c.loosened = true; c.note = "limit lowered"; }
-    } else if (leaf == "required" || leaf == "enabled") {
-      if (before && *before == true && (!after || *after == false)) { c.loosened = true; c.note = leaf + " turned off"; }
-    } else if (leaf == "tokens" || leaf == "reps" || leaf == "pairs" || leaf == "aa_pairs") {
-      if (num && after->get<double>() < before->get<double>()) { c.loosened = true; c.note = "checks less"; }
-    } else if (c.key.find(".cases[") != std::string::npos || c.key.find(".budgets[") != std::string::npos ||
-               c.key.find(".role_budgets") != std::string::npos) {
-      if (!after) { c.loosened = true; c.note = "check removed"; }
-    }
-    if (c.key.find(".exclude_labels[") != std::string::npos && !before) { c.loosened = true; c.note = "more tests excluded"; }
-    if (starts_with(c.key, "gates.") && c.key.find('.', 6) == std::string::npos && !after) {
-      c.loosened = true; c.note = "gate removed";
-    }
-  };
-  for (const auto& [k, v] : a) {
-    auto it = b.find(k);
-    ProfileChange c;
-    c.key = k;
-    c.before = v.dump();
-    if (it == b.end()) {
-      c.kind = "removed";
-      classify(c, &v, nullptr);
-      out.push_back(c);
-    } else if (it->second != v) {
-      c.kind = "changed";
-      c.after = it->second.dump();
-      classify(c, &v, &it->second);
-      out.push_back(c);
-    }
-  }
-  for (const auto& [k, v] : b) {
-    if (a.count(k)) continue;
-    ProfileChange c;
-    c.key = k;
-    c.after = v.dump();
-    c.kind = "added";
-    classify(c, nullptr, &v);
-    out.push_back(c);
-  }
-  // Loosened changes first: they are what a reviewer must see.
-  std::stable_sort(out.begin(), out.end(), [](const ProfileChange& x, const ProfileChange& y) {
-    return x.loosened > y.loosened;
-  });
-  return out;
-}
-
-json to_json(const ProfileChange& c) {
-  return {{"key", c.key}, {"before", c.before}, {"after", c.after}, {"kind", c.kind}, {"loosened", c.loosened}, {"note", c.note}};
-}
-
-ProfileChange profile_change_from_json(const json& j) {
-  ProfileChange c;
-  c.key = j.value("key", "");
-  c.before = j.value("before", "");
-  c.after = j.value("after", "");
-  c.kind = j.value("kind", "");
-  c.loosened = j.value("loosened", false);
-  c.note = j.value("note", "");
-  return c;
 }
 
 }  // namespace pfx::gates

@@ -1,9 +1,11 @@
 // The gate profile (profiles/gates/*.yaml): which gates run, which are required, thresholds,
 // budgets, inputs (models, prompts), timeouts and waivers. Loaded from YAML into JSON so the
-// report can store it verbatim, and diffed baseline vs candidate so a loosened threshold or a new
-// waiver can never slip in unseen.
+// report can store it verbatim; checked against the schema (core/profile_schema.h), read by the
+// gates after defaults, and diffed baseline vs candidate (core/profile_diff.h) so a loosened
+// threshold or a new waiver can never slip in unseen.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,12 +24,19 @@ struct Waiver {
 
 class GateProfile {
  public:
-  // Throws pfx::Error naming the file and key on malformed YAML or schema violations.
+  // Throws ProfileError (a pfx::Error) naming the file, the line and the key on malformed YAML
+  // (base/yaml: at most 100k nodes with aliases expanded, no duplicate keys) and on schema
+  // violations (unknown key, wrong type, negative threshold). `strict` false: only the structure
+  // is checked (a baseline's profile from before a schema change still diffs).
   static GateProfile load(const std::filesystem::path& path);
-  static GateProfile parse(const std::string& yaml_text, const std::string& origin);
+  static GateProfile parse(const std::string& yaml_text, const std::string& origin, bool strict = true);
+  // From a stored record (no schema check: a report written under an older schema re-renders).
   static GateProfile from_json(const nlohmann::json& j, const std::string& origin);
 
+  // As written; and after defaults (what the gates read, what results' profile hash covers).
   const nlohmann::json& data() const { return root_; }
+  const nlohmann::json& effective() const { return effective_; }
+  std::string sha256() const;
   const std::string& origin() const { return origin_; }
 
   // gates.<name> (an empty object when absent).
@@ -54,25 +63,17 @@ class GateProfile {
 
  private:
   void validate();
-  nlohmann::json root_;
+  // "<origin>: line N" for the node at JSON pointer `pointer` (or its nearest parent with a
+  // line); just the origin for a profile made from JSON.
+  std::string at(const std::string& pointer) const;
+  nlohmann::json root_, effective_;
   std::string origin_;
+  std::map<std::string, int> lines_;  // JSON pointer -> 1-based line, from parse()
   std::vector<Waiver> waivers_;
 };
 
-// YAML text → JSON (plain scalars become bool/int/float where they parse as such).
+// YAML text → JSON (plain scalars become bool/int/float where they parse as such), through
+// base/yaml's bounded, duplicate-refusing load.
 nlohmann::json yaml_to_json(const std::string& yaml_text, const std::string& origin);
-
-struct ProfileChange {
-  std::string key;                 // "gates.parity.max_rel_dev", "waivers[greedy:*]"
-  std::string before, after;       // JSON text; empty when absent
-  std::string kind;                // "added", "removed", "changed"
-  bool loosened = false;           // highlighted in reports
-  std::string note;                // why it counts as loosened ("limit raised", "new waiver")
-};
-// Every difference between two profiles; loosened ones flagged (max_* raised or removed,
-// min_* lowered or removed, required/enabled turned off, cases dropped, any new waiver).
-std::vector<ProfileChange> diff_profiles(const nlohmann::json& baseline, const nlohmann::json& candidate);
-nlohmann::json to_json(const ProfileChange& c);
-ProfileChange profile_change_from_json(const nlohmann::json& j);
 
 }  // namespace pfx::gates

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <map>
 
+#include "core/ids.h"
 #include "util/error.h"
 #include "util/json_read.h"
 
@@ -72,7 +73,8 @@ json to_json(const GateResult& r) {
           {"reason", r.reason}, {"evidence", r.evidence}, {"command", r.command},
           {"required", r.required}, {"needs_gpu", r.needs_gpu}, {"candidate_id", r.candidate_id},
           {"baseline_id", r.baseline_id}, {"started", r.started}, {"duration_s", r.duration_s},
-          {"host", r.host}, {"details", r.details}, {"checks", checks}, {"rows", rows}, {"tables", tables}};
+          {"host", r.host}, {"binding", r.binding}, {"details", r.details}, {"checks", checks}, {"rows", rows},
+          {"tables", tables}};
 }
 
 // The entries of array field `key` (absent: none), each read by `read` at "<where>: key[i]".
@@ -93,6 +95,10 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
     fail(where, ": field 'schema' is '", schema, "', expected '", kGateResultSchema, "' (or '", kGateResultSchemaV1, "')");
   GateResult r;
   r.gate = top.str("gate");
+  // The gate name names a file (reports/<id>/gates/<gate>.json): a plain word only.
+  bool word = !r.gate.empty() && r.gate.size() <= 40 && r.gate[0] >= 'a' && r.gate[0] <= 'z';
+  for (char ch : r.gate) word &= (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+  if (!word) fail(where, ": field 'gate' '", r.gate, "' is not a gate name (lower-case letters, digits, '-', '_')");
   const std::string w = where + ": gate " + r.gate;
   const FieldReader f(j, w + ": ");
   r.status = parse_status(f.str("status"), w);
@@ -103,9 +109,16 @@ GateResult gate_result_from_json(const json& j, const std::string& where) {
   r.needs_gpu = f.bool_or("needs_gpu", false);
   r.candidate_id = f.str_or("candidate_id");
   r.baseline_id = f.str_or("baseline_id");
+  // Ids become paths (reports/<id>/): checked here, before anything reads them.
+  if (!r.candidate_id.empty()) require_candidate_id(r.candidate_id, w, "field 'candidate_id'");
+  if (!r.baseline_id.empty()) require_candidate_id(r.baseline_id, w, "field 'baseline_id'");
   r.started = f.str_or("started");
   r.duration_s = f.number_or_null("duration_s").value_or(0.0);
   if (const json* h = f.optional("host")) r.host = *h;
+  if (const json* b = f.optional("binding")) {
+    if (!b->is_object()) fail(w, ": field 'binding' must be an object");
+    r.binding = *b;
+  }
   if (const json* d = f.optional("details")) r.details = *d;
   read_list(f, "checks", w, r.checks, check_from_json);
   read_list(f, "rows", w, r.rows, row_from_json);

@@ -42,6 +42,10 @@ struct GateResult {
   std::string started;       // ISO-8601 UTC
   double duration_s = 0;
   nlohmann::json host = nlohmann::json::object();   // environment of the machine that ran it
+  // What it judged and who judged it (`landing import` compares these with the report's):
+  // {profile_sha256, baseline: {id, prefill_sha256}, candidate: {…}, harness: {version, commit,
+  // sha256, pinned, how}}. Empty in results written before binding existed.
+  nlohmann::json binding = nlohmann::json::object();
   nlohmann::json details = nlohmann::json::object();
   std::vector<Check> checks;
   std::vector<Row> rows;      // before → after figures; the one flagged `headline` heads the report

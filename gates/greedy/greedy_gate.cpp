@@ -2,20 +2,11 @@
 #include "greedy/greedy_gate.h"
 
 #include "contract/prefill_cli.h"
-#include "metrics/compare.h"
+#include "greedy/greedy_judge.h"
 
 namespace pfx::gates {
 
 using nlohmann::json;
-
-namespace {
-std::string ids_text(const std::vector<int>& ids, size_t from, size_t count) {
-  std::string s;
-  for (size_t i = from; i < ids.size() && i < from + count; ++i) s += (i > from ? " " : "") + std::to_string(ids[i]);
-  if (ids.size() > from + count) s += " …";
-  return s.empty() ? "(end)" : s;
-}
-}  // namespace
 
 GateResult run_greedy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
@@ -90,28 +81,12 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       r.checks.push_back(c);
       continue;
     }
-    const std::string tb = gb.output.value(contract::field::kText, ""), tc = gc.output.value(contract::field::kText, "");
-    json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", tb}, {"candidate_text", tc}};
-    if (ib.empty() && ic.empty()) {
-      fail_hard(c, "both builds generated no token: nothing was compared");
-    } else if (ib == ic && tb == tc) {
-      c.status = Status::Pass;
-      c.reason = "byte-identical: " + std::to_string(ic.size()) + " tokens";
-      ++identical;
-    } else {
-      const int64_t first = pfx::first_divergence(ib, ic);
-      const size_t k = first < 0 ? ib.size() : static_cast<size_t>(first);  // identical ids: the text differs
-      c.status = Status::Fail;
-      if (k == ib.size() && k == ic.size()) {
-        c.reason = "same token ids but different text (detokenization changed)";
-      } else {
-        c.reason = "first divergence at generated token " + std::to_string(k) + ": baseline [" + ids_text(ib, k, 8) +
-                   "] vs candidate [" + ids_text(ic, k, 8) + "]";
-      }
-      if (!tb.empty() || !tc.empty()) c.reason += "; baseline text \"" + tb.substr(0, 120) + "\" vs candidate \"" + tc.substr(0, 120) + "\"";
-      row["first_divergence"] = k;
-      if (first_divergence.empty()) first_divergence = cs.name + " at token " + std::to_string(k);
-    }
+    json row = {{"case", cs.name}, {"baseline_ids", ib}, {"candidate_ids", ic}, {"baseline_text", gb.output.value(contract::field::kText, "")},
+                {"candidate_text", gc.output.value(contract::field::kText, "")}};
+    judge_greedy_case(c, row);
+    if (c.status == Status::Pass) ++identical;
+    if (row.contains("first_divergence") && first_divergence.empty())
+      first_divergence = cs.name + " at token " + std::to_string(row["first_divergence"].get<size_t>());
     c.metrics = row;
     rows.push_back(row);
     table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),

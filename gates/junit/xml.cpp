@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx::gates {
 
@@ -89,7 +90,10 @@ std::unique_ptr<XmlElement> parse_xml(const std::string& text, const std::string
   return convert(root);
 }
 
-std::string xml_escape(const std::string& s) {
+std::string xml_escape(const std::string& raw) {
+  // Untrusted text (candidate output, names from model files): terminal controls, C1, bidi
+  // overrides and invalid UTF-8 become visible escapes first (util/escape.h).
+  const std::string s = escape_control(raw);
   std::string out;
   for (unsigned char c : s) {
     switch (c) {

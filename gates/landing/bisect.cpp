@@ -13,6 +13,7 @@
 #include "core/progress.h"
 #include "report/landing_record.h"
 #include "util/error.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -102,8 +103,8 @@ BisectOutcome landing_bisect(const BisectOptions& opt) {
   o.good = good;
   o.bad = bad;
   o.out = !opt.out.empty() ? fs::absolute(opt.out)
-                           : cache / "bisect" / (short_sha(good) + "-" + short_sha(bad) + "-" + opt.gate + "-" +
-                                                 std::to_string(::time(nullptr)));
+                           : create_unique_directory(cache / "bisect", short_sha(good) + "-" + short_sha(bad) + "-" +
+                                                                            opt.gate + "-" + std::to_string(::time(nullptr)));
   if (fs::exists(o.out) && !fs::is_empty(o.out)) fail(o.out.string(), ": exists and is not empty (nothing is overwritten)");
   fs::create_directories(o.out / "steps");
 
@@ -118,6 +119,7 @@ BisectOutcome landing_bisect(const BisectOptions& opt) {
     run.candidate = sha;
     run.only = {opt.gate};
     run.same_expected = sha == good;
+    run.judge_here = true;  // one process judges every step (landing/harness.h)
     GateEvaluation e = evaluate_gates(run);
     s.result = e.results.empty() ? skipped_result(opt.gate, "no result") : e.results.front();
     s.verdict = classify(s.result, opt.metric, s.why);

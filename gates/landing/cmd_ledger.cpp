@@ -25,21 +25,28 @@ std::string find_report(const Ledger& ledger, const std::vector<std::string>& id
 
 int cmd_import(int argc, char** argv) {
   const cli::CommandHelp help{
-      "import", "landing import DIR [--out REPORTS] [--into ID]",
+      "import", "landing import DIR [--out REPORTS] [--into ID] [--accept-mismatch REASON]",
       "Add gate results produced on another machine (a report folder, or a results folder of\n"
-      "`landing gate`) to the same candidate's newest report here, and re-render it."};
+      "`landing gate`) to the same candidate's newest report here, and re-render it. Each result\n"
+      "must be bound to the report (candidate and baseline ids, prefill and effective-profile\n"
+      "sha256s, a pinned harness) or the import is refused, unless --accept-mismatch gives the\n"
+      "reason (the report shows it). Imported statuses are re-judged, never taken as given."};
   RunOptions run;
-  std::string into;
+  std::string into, accept;
   auto opts = cli::command_options("import options");
   cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
-  opts.add_options()("into", cli::po::value(&into)->value_name("ID"), "the report to add them to (default: the candidate's newest)");
+  opts.add_options()("into", cli::po::value(&into)->value_name("ID"), "the report to add them to (default: the candidate's newest)")(
+      "accept-mismatch", cli::po::value(&accept)->value_name("REASON"),
+      "import results not bound to the report anyway, for this reason (shown in the report)");
   cli::add_repo_option(opts, run);
   cli::add_quiet_option(opts, run);
   const auto vm = cli::parse_command(help, opts, argc, argv, true);
   if (!vm) return kExitPass;
   const auto dirs = cli::positional(*vm);
   if (dirs.size() != 1) throw cli::UsageError("one folder of results expected (landing import DIR)");
-  return landing_import(dirs[0], cli::reports_dir(run), into, run.quiet);
+  if (vm->count("accept-mismatch") && accept.find_first_not_of(" \t") == std::string::npos)
+    throw cli::UsageError("--accept-mismatch needs a reason (it is shown in the report)");
+  return landing_import(dirs[0], cli::reports_dir(run), into, accept, run.quiet);
 }
 
 namespace {

@@ -29,10 +29,12 @@ int cmd_run(int argc, char** argv) {
   cli::add_reports_option(opts, run, "reports folder, the ledger (default <repo>/reports)");
   cli::add_repo_option(opts, run);
   cli::add_cache_options(opts, run);
+  cli::add_harness_options(opts, run);
   cli::add_quiet_option(opts, run);
   const auto vm = cli::parse_command(help, opts, argc, argv, false);
   if (!vm) return kExitPass;
   require_revisions(*vm);
+  run.argv.assign(argv, argv + argc);  // for the hand-over to the pinned harness
   return landing_run(run);
 }
 
@@ -53,9 +55,11 @@ int cmd_gate(int argc, char** argv) {
   cli::add_reports_option(opts, run, "results folder (default .landing/results/<candidate id>)");
   cli::add_repo_option(opts, run);
   cli::add_cache_options(opts, run);
+  cli::add_harness_options(opts, run);
   cli::add_quiet_option(opts, run);
   const auto vm = cli::parse_command(help, opts, argc, argv, true);
   if (!vm) return kExitPass;
+  run.argv.assign(argv, argv + argc);  // for the hand-over to the pinned harness
   run.only = cli::positional(*vm);
   if (run.only.empty()) throw cli::UsageError("which gate? (landing gate NAME...)");
   cli::check_gate_names(run.only);

@@ -11,4 +11,5 @@ int cmd_report(int argc, char** argv);
 int cmd_checklist(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_bisect(int argc, char** argv);
+int cmd_history(int argc, char** argv);
 }  // namespace pfx::gates

@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "util/escape.h"
+
 namespace pfx::gates {
 
 std::string shorten_repeated(const std::string& reason, const std::string& earlier, const std::string& earlier_gate) {
@@ -32,7 +34,7 @@ std::string gate_lines(const std::vector<GateResult>& gates) {
     }
     out << "  " << g.gate << ": " << to_string(g.status) << " — " << reason << "\n";
   }
-  return out.str();
+  return escape_control(out.str());  // printed to a terminal: reasons may carry candidate output
 }
 
 }  // namespace pfx::gates

@@ -29,10 +29,7 @@ GateResult run_gate(const std::string& name, const GateContext& ctx, const std::
 #else
     (void)landing_exe;
     if (name == "timing") {
-      GateResult r = ctx.start();
-      r.status = Status::Skipped;
-      r.reason = "this landing was built without the CUPTI tracer (gates/trace)";
-      return r;
+      return skip_gate(ctx.start(), "this landing was built without the CUPTI tracer (gates/trace)", ctx.deadline.elapsed());
     }
 #endif
     if (name == "ab") return run_ab_gate(ctx);

@@ -8,6 +8,7 @@
 #include "cli/version.h"
 #include "contract/exit_codes.h"
 #include "core/gate_profile.h"
+#include "landing/harness.h"
 #include "run/git.h"
 
 namespace pfx::gates::cli {
@@ -90,6 +91,13 @@ void add_reports_option(po::options_description& opts, RunOptions& run, const ch
                      what);
 }
 
+void add_harness_options(po::options_description& opts, RunOptions& run) {
+  opts.add_options()
+      ("harness", po::value<std::string>()->value_name("BUILD")->notifier([&run](const std::string& v) { run.harness = v; }),
+       "the landing that judges: a build folder or the binary (default: the baseline build's gates/landing/landing)")
+      ("harness-exec", po::bool_switch(&run.handed_over), "(set by a hand-over to the harness; refuses a second one)");
+}
+
 void add_quiet_option(po::options_description& opts, RunOptions& run) {
   opts.add_options()("quiet", po::bool_switch(&run.quiet), "no progress on stderr");
 }
@@ -122,7 +130,7 @@ int print_version(bool json) {
                       {"dirty", PFX_GIT_DIRTY},
                       {"capabilities",
                        {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "trace"}},
-                        {"gates", known_gates()}}}};
+                        {"gates", known_gates()}, {"judging", kLandingCapabilities}}}};
   std::cout << j.dump() << "\n";
   return contract::kExitOk;
 }

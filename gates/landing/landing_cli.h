@@ -42,6 +42,8 @@ void add_prebuilt_options(po::options_description& opts, RunOptions& run);   // 
 void add_repo_option(po::options_description& opts, RunOptions& run);        // --repo
 void add_cache_options(po::options_description& opts, RunOptions& run);      // --cache --fixtures
 void add_reports_option(po::options_description& opts, RunOptions& run, const char* what);  // --out
+// --harness BUILD and --harness-exec (landing/harness.h).
+void add_harness_options(po::options_description& opts, RunOptions& run);
 void add_quiet_option(po::options_description& opts, RunOptions& run);
 
 // The reports folder a command reads or writes: --out, else <repo>/reports.

@@ -10,10 +10,14 @@
 #include "host/environment.h"
 #include "run/git.h"
 #include "landing/gate_lines.h"
+#include "host/gpu_monitor.h"
 #include "landing/gate_registry.h"
+#include "landing/harness.h"
 #include "report/ledger.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/fixtures.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -30,6 +34,7 @@ struct Prepared {
   std::string baseline_profile_note;
   std::vector<ProfileChange> changes;
   Build baseline, candidate;
+  HarnessId harness;
 };
 
 fs::path resolve_fixtures(const RunOptions& opt, const fs::path& repo) {
@@ -136,7 +141,8 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
     p.changes = diff_profiles(json::object(), p.profile.data());
   } else {
     try {
-      p.baseline_profile = GateProfile::parse(base_text, p.profile_rel + " (baseline)").data();
+      // Lenient: a baseline written before a schema change still diffs (the candidate's is strict).
+      p.baseline_profile = GateProfile::parse(base_text, p.profile_rel + " (baseline)", false).data();
       p.changes = diff_profiles(p.baseline_profile, p.profile.data());
     } catch (const Error& e) {
       p.baseline_profile = nullptr;
@@ -160,6 +166,36 @@ Prepared prepare(const RunOptions& opt, const Progress& progress) {
   spec.label = "candidate";
   p.candidate = prepare_build(spec, progress);
   return p;
+}
+
+// What every result is bound to: both prefill binaries and the effective profile by sha256, and
+// the harness that judged (landing/import_rules.h checks these on import).
+json binding_of(const Prepared& p) {
+  return {{"profile_sha256", p.profile.sha256()},
+          {"baseline", {{"id", p.baseline.id}, {"prefill_sha256", p.baseline.prefill_sha256}}},
+          {"candidate", {{"id", p.candidate.id}, {"prefill_sha256", p.candidate.prefill_sha256}}},
+          {"harness", to_json(p.harness)}};
+}
+
+// The SM clock range a gate ran at, for the report's Environment: the idle sample taken as it
+// started, one as it ended, and the A/B gate's per-run samples where it has them.
+void note_clock_range(GateResult& r) {
+  unsigned lo = ~0u, hi = 0;
+  auto add = [&](unsigned mhz) {
+    if (!mhz) return;
+    lo = std::min(lo, mhz);
+    hi = std::max(hi, mhz);
+  };
+  if (r.host.contains("gpu") && r.host["gpu"].is_object() && r.host["gpu"].contains("idle_sample"))
+    add(r.host["gpu"]["idle_sample"].value("sm_clock_mhz", 0u));
+  if (r.details.contains("sm_clock_range_mhz") && r.details["sm_clock_range_mhz"].is_array() && r.details["sm_clock_range_mhz"].size() == 2) {
+    add(r.details["sm_clock_range_mhz"][0].get<unsigned>());
+    add(r.details["sm_clock_range_mhz"][1].get<unsigned>());
+  }
+  GpuMonitor gpu;
+  if (gpu.available())
+    if (auto s = gpu.sample()) add(s->sm_clock_mhz);
+  if (hi) r.host["sm_clock_range_mhz"] = {lo, hi};
 }
 
 std::vector<std::string> gates_to_run(const RunOptions& opt, const GateProfile& profile) {
@@ -216,6 +252,8 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
     r.required = p.profile.required(name);
     r.candidate_id = p.candidate.id;
     r.baseline_id = p.baseline.id;
+    r.binding = binding_of(p);
+    note_clock_range(r);
     progress.say("gate " + name + ": " + std::string(to_string(r.status)) + " — " + r.reason);
     results.push_back(r);
   }
@@ -224,12 +262,31 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
 
 }  // namespace
 
+// Who judges: hands over to the pinned harness when that is another binary (never returns
+// then); otherwise records this one, pinned or not.
+void settle_harness(const RunOptions& opt, Prepared& p, const Progress& progress) {
+  HarnessPlan plan = plan_harness(opt.harness, opt.handed_over, p.baseline, p.candidate);
+  if (plan.exec && opt.judge_here) {
+    // A bisect evaluates many commits in one process: it cannot hand over, and says so.
+    const std::string other = plan.exec->string();
+    plan.id = self_identity();
+    plan.id.how = "not pinned: judged in this process (bisect), not by " + other;
+  } else if (plan.exec) {
+    progress.say("harness: handing over to " + plan.exec->string() + " (" + plan.id.how + ")");
+    hand_over(*plan.exec, opt.argv);
+  }
+  p.harness = plan.id;
+  progress.say("harness: " + std::string(plan.id.pinned ? "" : "NOT PINNED — ") + plan.id.how + ", commit " + plan.id.commit +
+               ", sha256 " + plan.id.sha256.substr(0, 12));
+}
+
 int landing_run(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
+  settle_harness(opt, p, progress);
   const auto names = gates_to_run(opt, p.profile);
   const fs::path reports = opt.out.empty() ? p.repo / "reports" : fs::absolute(opt.out);
-  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  const fs::path work = create_unique_directory(p.cache / "work", p.candidate.id + "-" + std::to_string(::time(nullptr)));
   auto results = run_gates(opt, p, names, progress, work);
 
   LandingRecord rec;
@@ -244,6 +301,8 @@ int landing_run(const RunOptions& opt) {
   rec.baseline_profile = p.baseline_profile;
   rec.baseline_profile_note = p.baseline_profile_note;
   rec.profile_changes = p.changes;
+  rec.profile_sha256 = p.profile.sha256();
+  rec.harness = to_json(p.harness);
   rec.enabled_gates = names;
   for (const auto& r : results) rec.put(r);
   rec.recompute_verdict();
@@ -251,7 +310,6 @@ int landing_run(const RunOptions& opt) {
   Ledger ledger(reports);
   rec.id = ledger.reserve(rec.candidate_id);
   ledger.append(rec);
-  for (const auto& r : rec.gates) write_text_atomic(reports / rec.id / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
   progress.say("report " + (reports / rec.id).string() + ": " + std::string(to_string(rec.verdict)) + " — " + rec.verdict_reason);
   std::cout << "report: " << (reports / rec.id).string() << "\n"
             << "verdict: " << to_string(rec.verdict) << "\n";
@@ -262,11 +320,12 @@ int landing_run(const RunOptions& opt) {
 GateEvaluation evaluate_gates(const RunOptions& opt) {
   Progress progress(opt.quiet);
   Prepared p = prepare(opt, progress);
+  settle_harness(opt, p, progress);
   GateEvaluation e;
   e.baseline = p.baseline;
   e.candidate = p.candidate;
   e.cache = p.cache;
-  const fs::path work = p.cache / "work" / (p.candidate.id + "-" + std::to_string(::time(nullptr)));
+  const fs::path work = create_unique_directory(p.cache / "work", p.candidate.id + "-" + std::to_string(::time(nullptr)));
   e.results = run_gates(opt, p, opt.only, progress, work);
   return e;
 }
@@ -278,10 +337,11 @@ int landing_gate(const RunOptions& opt) {
   int code = kExitPass;
   for (const auto& r : results) {
     write_text_atomic(out / "gates" / (r.gate + ".json"), to_json(r).dump(1) + "\n");
-    std::cout << r.gate << ": " << to_string(r.status) << " — " << r.reason << "\n";
-    if (!r.evidence.empty()) std::cout << "  evidence: " << r.evidence << "\n";
+    // Reasons and check names may carry candidate output: escaped for the terminal.
+    std::cout << r.gate << ": " << to_string(r.status) << " — " << escape_control(r.reason) << "\n";
+    if (!r.evidence.empty()) std::cout << "  evidence: " << escape_control(r.evidence) << "\n";
     for (const auto& c : r.checks)
-      if (c.status == Status::Fail) std::cout << "  FAIL " << c.name << ": " << c.reason << "\n";
+      if (c.status == Status::Fail) std::cout << "  FAIL " << escape_control(c.name) << ": " << escape_control(c.reason) << "\n";
     const int c = exit_code_for(r.status);
     if (c == kExitFail || (c == kExitIncomplete && code == kExitPass)) code = c;
   }

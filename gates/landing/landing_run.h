@@ -26,6 +26,12 @@ struct RunOptions {
   std::string baseline_id, candidate_id;
   bool quiet = false;
   bool same_expected = false;        // an A/A run on purpose: no warning when the two are the same
+  // The judging landing (landing/harness.h): --harness (empty: the baseline build's); whether
+  // this process was started by a hand-over; the command line to hand over with.
+  std::filesystem::path harness;
+  bool handed_over = false;
+  bool judge_here = false;  // bisect: judge in this process, never hand over (recorded as not pinned)
+  std::vector<std::string> argv;
 };
 
 // Returns the process exit code (verdict for run, gate status for gate). Throws pfx::Error for

@@ -1,6 +1,6 @@
 // landing: lands a change — builds baseline and candidate, runs the gates, writes the report.
 //   landing run --baseline REV --candidate REV|WORKTREE [--gates profiles/gates/default.yaml] [--out reports/]
-//   landing gate NAME … | import DIR | report ID | checklist [ID] | bisect … | compare A B | trace … | --version [--json]
+//   landing gate NAME … | import DIR | report ID | checklist [ID] | bisect … | compare A B | history | trace … | --version [--json]
 // `landing --help` lists every command and the exit codes; `landing CMD --help` one command.
 #include <cstring>
 #include <iostream>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contract/exit_codes.h"
+#include "core/profile_schema.h"
 #include "landing/commands.h"
 #include "landing/landing_cli.h"
 #include "landing/gate_registry.h"
@@ -15,6 +16,7 @@
 #include "trace/trace_cli.h"
 #endif
 #include "util/error.h"
+#include "util/escape.h"
 
 using namespace pfx::gates;
 
@@ -33,6 +35,7 @@ commands:
   checklist  the pre-merge checklist of a report
   bisect     find the first bad commit between two revisions with one gate (git bisect)
   compare    two bench results (prefill bench / llama-bench JSON) side by side, with significance
+  history    every figure of the ledger per commit, with change points (--json, --bencher)
   trace      the CUPTI kernel tracer (`landing trace --help`)
   --version [--json]  version, commit and capabilities
 
@@ -46,7 +49,7 @@ struct Command {
 const Command kCommands[] = {
     {"run", cmd_run},       {"gate", cmd_gate},           {"import", cmd_import},
     {"report", cmd_report}, {"checklist", cmd_checklist}, {"compare", cmd_compare},
-    {"bisect", cmd_bisect},
+    {"bisect", cmd_bisect}, {"history", cmd_history},
 };
 
 int dispatch(int argc, char** argv) {
@@ -90,10 +93,15 @@ int main(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
   } catch (const cli::UsageError& e) {
-    std::cerr << who << ": " << e.what() << "\n(see " << who << " --help)\n";
+    std::cerr << pfx::escape_control(who) << ": " << pfx::escape_control(e.what()) << "\n(see "
+              << pfx::escape_control(who) << " --help)\n";
+    return pfx::contract::kExitUsage;
+  } catch (const ProfileError& e) {
+    // An invalid gate profile is the user's to fix (core/profile_schema.h): usage, naming key and line.
+    std::cerr << who << ": invalid gate profile: " << e.what() << "\n";
     return pfx::contract::kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << who << ": error: " << e.what() << "\n";
+    std::cerr << pfx::escape_control(who) << ": error: " << pfx::escape_control(e.what()) << "\n";
     return pfx::contract::kExitError;
   }
 }

@@ -5,7 +5,9 @@
 
 #include "contract/prefill_cli.h"
 #include "logits/logits_compare.h"
+#include "logits/logits_limits.h"
 #include "logits/residual_diff.h"
+#include "parity/parity_plan.h"
 #include "util/text_format.h"
 
 namespace pfx::gates {
@@ -22,22 +24,6 @@ namespace {
 constexpr double kLayerBoundFractionOfThreshold = 1.0 / 100;
 // Localising costs two more runs of the case: only the first failing cases get it.
 constexpr int kMaxLocalisedCases = 2;
-
-struct Thresholds {
-  double max_rel = 1e-3;
-  double max_nmse = -1;  // < 0: not checked
-  double min_top1 = -1;  // < 0: not checked
-};
-
-// Which thresholds a comparison exceeds ("max rel dev 5.00e-03 > 1.00e-03; NMSE ..."), empty if none.
-std::string exceeded(const LogitsComparison& cmp, const Thresholds& t) {
-  std::string why;
-  if (cmp.max_rel_dev > t.max_rel) why += "max rel dev " + sci(cmp.max_rel_dev) + " > " + sci(t.max_rel);
-  if (t.max_nmse >= 0 && cmp.nmse > t.max_nmse) why += std::string(why.empty() ? "" : "; ") + "NMSE " + sci(cmp.nmse) + " > " + sci(t.max_nmse);
-  if (t.min_top1 >= 0 && cmp.top1_agreement < t.min_top1)
-    why += std::string(why.empty() ? "" : "; ") + "top-1 agreement " + percent(cmp.top1_agreement) + " < " + percent(t.min_top1);
-  return why;
-}
 
 // Why the candidate cannot dump residual streams, or nullopt when it can.
 std::optional<std::string> residual_dump_unsupported(const Build& b) {
@@ -63,9 +49,9 @@ struct Localisation {
 // them layer by layer. Never throws: whatever goes wrong becomes a note, the verdict stays.
 Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng, const fs::path& model, const GateCase& cs,
                                  size_t index, const std::string& backend, const std::string& fast, const std::string& ref,
-                                 const Thresholds& limits) {
+                                 const LogitsLimits& limits) {
   Localisation out;
-  const double bound = limits.max_rel * kLayerBoundFractionOfThreshold;
+  const double bound = limits.max_rel_dev * kLayerBoundFractionOfThreshold;
   auto& d = out.details;
   d["bound"] = bound;
   const auto give_up = [&](const std::string& status, const std::string& note) {
@@ -96,7 +82,7 @@ Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng
     if (err.empty()) {
       const auto rerun = compare_logits(la, lb);
       if (!rerun.shape_match) err = "rerun logits: " + rerun.shape_error;
-      else if (exceeded(rerun, limits).empty())
+      else if (limits_exceeded(rerun, limits).empty())
         return give_up("not reproduced", "layer localisation: the rerun with --dump-residual did not reproduce the failure "
                                          "(max rel dev " + sci(rerun.max_rel_dev) + ", NMSE " + sci(rerun.nmse) + ")");
       else d["rerun_max_rel_dev"] = rerun.max_rel_dev;
@@ -112,6 +98,45 @@ Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng
   return out;
 }
 
+// "blk.7" where localisation found the first diverging layer.
+std::optional<std::string> first_diverging_layer(const nlohmann::json& localisation) {
+  if (!localisation.contains("first_diverging_layer") || localisation["first_diverging_layer"].is_null()) return std::nullopt;
+  return "blk." + std::to_string(localisation["first_diverging_layer"].get<int>());
+}
+
+Table parity_table(const std::string& fast, const std::string& ref, const std::string& backend) {
+  Table table;
+  table.id = "parity";
+  table.title = "parity: " + fast + " vs " + ref + " path per case (" + backend + ")";
+  table.columns = {{"case", "", {}}};
+  for (const auto& col : comparison_columns()) table.columns.push_back(col);
+  table.columns.push_back({"first diverging layer", "", {}});
+  return table;
+}
+
+// One check's row: the comparison's cells and the first diverging layer, where localised.
+TableRow table_row(const Check& c, const LogitsComparison& cmp) {
+  TableRow tr{{text_cell(c.name)}};
+  for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+  const auto layer = first_diverging_layer(c.metrics.value("localisation", nlohmann::json::object()));
+  tr.cells.push_back(layer ? text_cell(*layer) : Cell{});
+  tr.check = c.name;
+  return tr;
+}
+
+// A case that cannot run says so in every check it owns (one per GEMM variant).
+void every_run_of(GateResult& r, const ParityPlan& plan, const std::string& case_name, Status st, const std::string& why, bool waivable) {
+  for (const auto& run : plan.runs)
+    if (run.case_name == case_name) {
+      Check c;
+      c.name = run.check;
+      c.status = st;
+      c.waivable = waivable;
+      c.reason = why;
+      r.checks.push_back(c);
+    }
+}
+
 }  // namespace
 
 GateResult run_parity_gate(const GateContext& ctx) {
@@ -119,11 +144,9 @@ GateResult run_parity_gate(const GateContext& ctx) {
   const std::string backend = ctx.profile.string("parity", "backend", "cuda");
   const std::string fast = ctx.profile.string("parity", "path", "fast");
   const std::string ref = ctx.profile.string("parity", "reference_path", "generic");
-  const double max_rel = ctx.profile.number("parity", "max_rel_dev", 1e-3);
-  const double max_nmse = ctx.profile.number("parity", "max_nmse", -1);
-  const double min_top1 = ctx.profile.number("parity", "min_top1", -1);
-  const Thresholds limits{max_rel, max_nmse, min_top1};
-  r.details["thresholds"] = {{"max_rel_dev", max_rel}, {"max_nmse", max_nmse}, {"min_top1", min_top1}};
+  const LogitsLimits limits = logits_limits(ctx.profile, "parity");
+  const double max_rel = limits.max_rel_dev;
+  r.details["thresholds"] = to_json(limits);
   r.details["backend"] = backend;
   r.details["layer_localisation"] = {{"bound", max_rel * kLayerBoundFractionOfThreshold},
                                      {"bound_fraction_of_max_rel_dev", kLayerBoundFractionOfThreshold},
@@ -134,6 +157,15 @@ GateResult run_parity_gate(const GateContext& ctx) {
                           {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}, {cap::kPaths, fast}, {cap::kPaths, ref}}))
     return r;
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
+  const ParityPlan plan = plan_parity_runs(ctx.profile, case_names(ctx.profile, "parity"), ctx.candidate.version);
+  r.details["gemm_variants"] = {{"note", plan.note}, {"missing", plan.missing_variants}};
+  for (const auto& v : plan.missing_variants) {
+    Check c;
+    c.name = "gemm=" + v;
+    c.status = Status::Fail;
+    c.reason = "gates.parity.gemm_variants names '" + v + "', which the candidate's capabilities.gemm_variants does not offer";
+    r.checks.push_back(c);
+  }
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;  // once the backend says "not here", the other cases skip without asking
@@ -143,93 +175,100 @@ GateResult run_parity_gate(const GateContext& ctx) {
   int localise_attempts = 0;
   std::vector<std::string> localised;  // "blk.7 (case)" for the evidence line
   nlohmann::json rows = nlohmann::json::array();
-  Table table;
-  table.id = "parity";
-  table.title = "parity: " + fast + " vs " + ref + " path per case (" + backend + ")";
-  table.columns = {{"case", "", {}}};
-  for (const auto& col : comparison_columns()) table.columns.push_back(col);
-  table.columns.push_back({"first diverging layer", "", {}});
+  Table table = parity_table(fast, ref, backend);
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name);
-    Check c;
-    c.name = cs.name;
+    auto all_runs = [&](Status st, const std::string& why, bool waivable) { every_run_of(r, plan, cs.name, st, why, waivable); };
     if (!unavailable.empty()) {
-      c.status = Status::Skipped;
-      c.reason = unavailable;
-      r.checks.push_back(c);
+      all_runs(Status::Skipped, unavailable, true);
       continue;
     }
-    const auto model = ctx.model_or_check(r, cs.name, cs.model);
-    if (!model) continue;
-    const fs::path out_fast = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + fast + ".npy");
+    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
+    if (!model.ok) {
+      all_runs(model.unavailable ? Status::Skipped : Status::Fail, model.error, false);
+      continue;
+    }
+    // The reference path once, then the fast path on each GEMM variant the plan names for this case.
     const fs::path out_ref = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + ref + ".npy");
-    const auto a = eng.logits(*model, cs.input, backend, fast, out_fast, ctx.deadline.remaining());
-    if (!a.ok()) {
-      r.checks.push_back(failed_call_check(cs.name, a, fast + " path"));
-      if (a.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
-      continue;
-    }
-    const auto b = eng.logits(*model, cs.input, backend, ref, out_ref, ctx.deadline.remaining());
+    const auto b = eng.logits(model.path, cs.input, backend, ref, out_ref, ctx.deadline.remaining());
     if (!b.ok()) {
-      r.checks.push_back(failed_call_check(cs.name, b, ref + " path"));
-      if (b.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+      for (const auto& run : plan.runs)
+        if (run.case_name == cs.name) {
+          r.checks.push_back(failed_call_check(run.check, b, ref + " path"));
+          if (b.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+        }
       continue;
     }
-    c.command = a.command + "\n" + b.command;
-    NpyArray la, lb;
-    std::string err = load_finite_logits(out_fast, la);
-    if (err.empty()) err = load_finite_logits(out_ref, lb);
-    if (!err.empty()) {
-      fail_hard(c, err);
-      r.checks.push_back(c);
-      continue;
-    }
-    const auto cmp = compare_logits(la, lb);
-    c.metrics = to_json(cmp);
-    rows.push_back({{"case", cs.name}, {"metrics", c.metrics}});
-    if (!cmp.shape_match) {
-      fail_hard(c, fast + " vs " + ref + ": " + cmp.shape_error);
-      r.checks.push_back(c);
-      continue;
-    }
-    const std::string why = exceeded(cmp, limits);
-    c.status = why.empty() ? Status::Pass : Status::Fail;
-    c.reason = why.empty() ? "max rel dev " + sci(cmp.max_rel_dev) + ", NMSE " + sci(cmp.nmse) + ", top-1 " + percent(cmp.top1_agreement)
-                           : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
-                                 std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
-                                 std::to_string(cmp.worst_ref) + ")";
-    if (cmp.max_rel_dev > worst) {
-      worst = cmp.max_rel_dev;
-      worst_case = cs.name;
-    }
-    if (c.status == Status::Fail) {
-      Localisation loc;
-      if (localise_attempts < kMaxLocalisedCases) {
-        ++localise_attempts;
-        loc = localise_divergence(ctx, eng, *model, cs, i, backend, fast, ref, limits);
-      } else {
-        loc.details = {{"status", "not attempted"},
-                       {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
-                                    " failing cases get it (two more runs each)"}};
+    NpyArray lb;
+    const std::string ref_err = load_finite_logits(out_ref, lb);
+    for (const auto& run : plan.runs) {
+      if (run.case_name != cs.name) continue;
+      Check c;
+      c.name = run.check;
+      if (!unavailable.empty()) {
+        c.status = Status::Skipped;
+        c.reason = unavailable;
+        r.checks.push_back(c);
+        continue;
       }
-      if (!loc.summary.empty()) c.reason += "; " + loc.summary;
-      if (loc.details.contains("first_diverging_layer") && !loc.details["first_diverging_layer"].is_null())
-        localised.push_back("blk." + std::to_string(loc.details["first_diverging_layer"].get<int>()) + " (" + cs.name + ")");
-      c.metrics["localisation"] = loc.details;
-      rows.back()["metrics"] = c.metrics;
+      const std::string fast_label = fast + (run.gemm.empty() ? "" : " --gemm " + run.gemm);
+      const fs::path out_fast = ctx.work_dir / ("parity-" + std::to_string(i) + "-" + fast + (run.gemm.empty() ? "" : "-" + run.gemm) + ".npy");
+      const auto a = eng.logits(model.path, cs.input, backend, fast, out_fast, ctx.deadline.remaining(), {}, run.gemm);
+      if (!a.ok()) {
+        r.checks.push_back(failed_call_check(run.check, a, fast_label + " path"));
+        if (a.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
+        continue;
+      }
+      c.command = a.command + "\n" + b.command;
+      NpyArray la;
+      std::string err = load_finite_logits(out_fast, la);
+      if (err.empty()) err = ref_err;
+      if (!err.empty()) {
+        fail_hard(c, err);
+        r.checks.push_back(c);
+        continue;
+      }
+      const auto cmp = compare_logits(la, lb);
+      c.metrics = to_json(cmp);
+      if (!run.gemm.empty()) c.metrics["gemm"] = run.gemm;
+      rows.push_back({{"case", run.check}, {"metrics", c.metrics}});
+      if (!cmp.shape_match) {
+        fail_hard(c, fast_label + " vs " + ref + ": " + cmp.shape_error);
+        r.checks.push_back(c);
+        continue;
+      }
+      const std::string why = limits_exceeded(cmp, limits);
+      c.status = why.empty() ? Status::Pass : Status::Fail;
+      c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement)
+                             : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
+                                   std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
+                                   std::to_string(cmp.worst_ref) + ")";
+      if (cmp.max_rel_dev > worst) {
+        worst = cmp.max_rel_dev;
+        worst_case = run.check;
+      }
+      // Localising reruns the default variant (no --gemm): a variant's failure keeps its logits diff.
+      if (c.status == Status::Fail && run.gemm.empty()) {
+        Localisation loc;
+        if (localise_attempts < kMaxLocalisedCases) {
+          ++localise_attempts;
+          loc = localise_divergence(ctx, eng, model.path, cs, i, backend, fast, ref, limits);
+        } else {
+          loc.details = {{"status", "not attempted"},
+                         {"note", "layer localisation not attempted: only the first " + std::to_string(kMaxLocalisedCases) +
+                                      " failing cases get it (two more runs each)"}};
+        }
+        if (!loc.summary.empty()) c.reason += "; " + loc.summary;
+        if (auto layer = first_diverging_layer(loc.details)) localised.push_back(*layer + " (" + cs.name + ")");
+        c.metrics["localisation"] = loc.details;
+        rows.back()["metrics"] = c.metrics;
+      }
+      table.rows.push_back(table_row(c, cmp));
+      worst_nmse = std::max(worst_nmse, cmp.nmse);
+      min_agree = std::min(min_agree, cmp.top1_agreement);
+      r.checks.push_back(c);
     }
-    TableRow tr{{text_cell(cs.name)}};
-    for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
-    const auto& layer = c.metrics.value("localisation", nlohmann::json::object());
-    tr.cells.push_back(layer.contains("first_diverging_layer") && !layer["first_diverging_layer"].is_null()
-                           ? text_cell("blk." + std::to_string(layer["first_diverging_layer"].get<int>()))
-                           : Cell{});
-    tr.check = cs.name;
-    table.rows.push_back(tr);
-    worst_nmse = std::max(worst_nmse, cmp.nmse);
-    min_agree = std::min(min_agree, cmp.top1_agreement);
-    r.checks.push_back(c);
   }
   r.details["cases"] = rows;
   if (!table.rows.empty()) r.tables.push_back(table);
@@ -239,6 +278,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
                  ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + percent(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
+  r.evidence += (r.evidence.empty() ? "" : "; ") + plan.note;
   if (!localised.empty()) {
     r.evidence += "; first diverging layer";
     for (size_t k = 0; k < localised.size(); ++k) r.evidence += (k ? ", " : " ") + localised[k];

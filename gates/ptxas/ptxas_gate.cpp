@@ -25,15 +25,15 @@ std::map<std::string, const KernelResources*> by_key(const KernelResourceFile& f
   return m;
 }
 
-fs::path resources_path(const Build& b) {
+}  // namespace
+
+fs::path kernel_resources_path(const Build& b) {
   std::string name = "kernel-resources.json";
   if (b.version.is_object() && b.version.contains("capabilities") &&
       b.version["capabilities"].contains("kernel_resources") && b.version["capabilities"]["kernel_resources"].is_string())
     name = b.version["capabilities"]["kernel_resources"];
   return b.prefill.parent_path() / name;
 }
-
-}  // namespace
 
 void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline, const KernelResourceFile& candidate,
                               const json& budgets, const std::string& origin) {
@@ -151,13 +151,11 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
 
 GateResult run_ptxas_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
-  const fs::path cand_path = resources_path(ctx.candidate);
+  const fs::path cand_path = kernel_resources_path(ctx.candidate);
   if (!fs::exists(cand_path)) {
     if (ctx.candidate.version.is_object() && !ctx.candidate.cuda_compiled()) {
-      r.status = Status::Skipped;
-      r.reason = "candidate build has no CUDA (cuda_compiled false in `prefill --version --json`): no kernels to check";
-      r.duration_s = ctx.deadline.elapsed();
-      return r;
+      return skip_gate(r, "candidate build has no CUDA (cuda_compiled false in `prefill --version --json`): no kernels to check",
+                       ctx.deadline.elapsed());
     }
     r.checks.push_back(
         hard_failure("kernel-resources", "candidate build has no " + cand_path.string() + " (the CUDA build must leave it next to prefill)"));
@@ -167,7 +165,7 @@ GateResult run_ptxas_gate(const GateContext& ctx) {
   try {
     const auto cand = read_kernel_resources(cand_path);
     std::optional<KernelResourceFile> base;
-    const fs::path base_path = resources_path(ctx.baseline);
+    const fs::path base_path = kernel_resources_path(ctx.baseline);
     if (fs::exists(base_path)) base = read_kernel_resources(base_path);
     ctx.say(std::to_string(cand.kernels.size()) + " kernels in " + cand_path.string());
     compare_kernel_resources(r, base ? &*base : nullptr, cand, ctx.profile.gate("ptxas").value("budgets", json()),

@@ -11,6 +11,8 @@
 namespace pfx::gates {
 
 GateResult run_ptxas_gate(const GateContext& ctx);
+// Where build `b` keeps its kernel-resources.json (capabilities.kernel_resources, beside prefill).
+std::filesystem::path kernel_resources_path(const Build& b);
 
 // The comparison itself, on parsed files (what the gate runs; tests call it on real files).
 // Adds one check per candidate kernel to `r` and fills r.details / r.evidence.

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "junit/xml.h"
+#include "report/markdown.h"
+#include "report/table_columns.h"
 #include "util/text_format.h"
 
 namespace pfx::gates {
@@ -79,13 +81,98 @@ std::string bars_chart(const Table& t) {
       << text_at(t, *row, t.chart.baseline) << " " << esc(unit) << "</title></rect>";
     o << "<rect class=\"bar cand\" x=\"" << label_w << "\" y=\"" << y + 12 << "\" width=\"" << std::max(1, wb)
       << "\" height=\"11\"><title>candidate " << text_at(t, *row, t.chart.candidate) << " " << esc(unit) << "</title></rect>";
-    o << "<text x=\"" << label_w + std::max(wa, wb) + 6 << "\" y=\"" << y + 17 << "\" class=\"delta\">" << esc(text_at(t, *row, t.chart.delta))
+    // Whiskers: ± the row's run-to-run spread (its "noise" column, % from the repetitions' samples).
+    int reach = std::max(wa, wb);
+    if (t.column("noise") >= 0 && number_at(t, *row, "noise") > 0) {
+      const double n = number_at(t, *row, "noise") / 100.0;
+      for (const auto& [v, top] : {std::pair{a, y}, std::pair{b, y + 12}}) {
+        const double lo = v * (1 - n) / vmax * bar_w, hi = v * (1 + n) / vmax * bar_w;
+        o << "<line class=\"whisker\" x1=\"" << fixed(label_w + lo, 1) << "\" x2=\"" << fixed(label_w + hi, 1) << "\" y1=\"" << top + 5.5
+          << "\" y2=\"" << top + 5.5 << "\"><title>±" << fixed(n * 100, 1) << "% run-to-run</title></line>";
+        reach = std::max(reach, static_cast<int>(std::ceil(hi)));
+      }
+    }
+    o << "<text x=\"" << label_w + reach + 6 << "\" y=\"" << y + 17 << "\" class=\"delta\">" << esc(text_at(t, *row, t.chart.delta))
       << "</text>\n";
     y += row_h;
   }
   o << "<rect class=\"bar base\" x=\"10\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"24\" y=\"" << h - 5
     << "\">baseline</text><rect class=\"bar cand\" x=\"100\" y=\"" << h - 14 << "\" width=\"10\" height=\"10\"/><text x=\"114\" y=\""
     << h - 5 << "\">candidate</text></svg></figure>\n";
+  return o.str();
+}
+
+// A judged before → after table (timing's per-role GPU time) as two stacked bars, baseline over
+// candidate, one segment per row (colour = row; the largest 9 named, the rest "other"). A row as
+// large as (90% or more of) all the other rows together is an enclosing range (the whole
+// "prefill"), not a part: it is left out of the stack and named under it.
+std::string stacked_chart(const Table& t) {
+  const auto pair = before_after_columns(t);
+  if (!pair) return "";
+  struct Part {
+    std::string label;
+    double a = 0, b = 0;
+  };
+  std::vector<Part> parts;
+  for (const auto& row : t.rows) {
+    if (row.check.empty() || row.cells.size() <= std::max(pair->first, pair->second) || row.cells.empty()) continue;
+    const Cell &a = row.cells[pair->first], &b = row.cells[pair->second];
+    if (!a.value && !b.value) continue;
+    parts.push_back({cell_text(row.cells[0], t.columns[0].format), a.value.value_or(0), b.value.value_or(0)});
+  }
+  if (parts.size() < 2) return "";
+  double sa = 0, sb = 0;
+  for (const auto& p : parts) sa += p.a, sb += p.b;
+  std::vector<std::string> enclosing;
+  std::vector<Part> kept;
+  for (const auto& p : parts) {
+    if (p.a >= 0.9 * (sa - p.a) || p.b >= 0.9 * (sb - p.b)) enclosing.push_back(p.label);
+    else kept.push_back(p);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Part& x, const Part& y) { return x.b > y.b; });
+  if (kept.size() > 10) {
+    Part other{"other (" + std::to_string(kept.size() - 9) + ")"};
+    for (size_t i = 9; i < kept.size(); ++i) other.a += kept[i].a, other.b += kept[i].b;
+    kept.resize(9);
+    kept.push_back(other);
+  }
+  double ta = 0, tb = 0;
+  for (const auto& p : kept) ta += p.a, tb += p.b;
+  const double vmax = std::max({ta, tb, 1.0});
+  static const char* kPalette[] = {"#0969da", "#bf8700", "#1a7f37", "#cf222e", "#8250df", "#1b7c83", "#bc4c00", "#6e7781", "#953800", "#a5b4c4"};
+  const std::string unit = t.columns[pair->first].unit;
+  const int label_w = 90, bar_w = 500, legend_rows = static_cast<int>((kept.size() + 2) / 3);
+  const int h = 20 + 2 * 34 + 10 + legend_rows * 18 + (enclosing.empty() ? 0 : 18);
+  std::ostringstream o;
+  o << "<figure><figcaption>" << esc(t.title) << " — stacked</figcaption>\n<svg class=\"chart stacked\" id=\"chart-" << esc(t.id)
+    << "-stacked\" width=\"720\" height=\"" << h << "\" viewBox=\"0 0 720 " << h << "\" role=\"img\">\n";
+  int y = 12;
+  for (const auto& [side, total] : {std::pair{"baseline", ta}, std::pair{"candidate", tb}}) {
+    o << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 17 << "\" text-anchor=\"end\">" << side << "</text>";
+    double x = label_w;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      const double v = side[0] == 'b' ? kept[i].a : kept[i].b, w = v / vmax * bar_w;
+      o << "<rect class=\"seg\" x=\"" << fixed(x, 1) << "\" y=\"" << y << "\" width=\"" << fixed(std::max(w, 0.0), 1)
+        << "\" height=\"26\" fill=\"" << kPalette[i % 10] << "\"><title>" << esc(kept[i].label) << ": " << format_number(v, kGrouped) << " "
+        << esc(unit) << " (" << side << ")</title></rect>";
+      x += w;
+    }
+    o << "<text x=\"" << fixed(x + 6, 1) << "\" y=\"" << y + 17 << "\">" << format_number(total, kGrouped) << " " << esc(unit) << "</text>\n";
+    y += 34;
+  }
+  y += 10;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const int lx = 10 + static_cast<int>(i % 3) * 236, ly = y + static_cast<int>(i / 3) * 18;
+    std::string name = kept[i].label.size() > 30 ? kept[i].label.substr(0, 28) + "…" : kept[i].label;
+    o << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"10\" height=\"10\" fill=\"" << kPalette[i % 10] << "\"/><text x=\"" << lx + 14
+      << "\" y=\"" << ly + 9 << "\">" << esc(name) << "</text>";
+  }
+  if (!enclosing.empty()) {
+    std::string names;
+    for (const auto& e : enclosing) names += (names.empty() ? "" : ", ") + e;
+    o << "<text x=\"10\" y=\"" << h - 6 << "\" class=\"muted\">not stacked (encloses the others): " << esc(names) << "</text>";
+  }
+  o << "\n</svg></figure>\n";
   return o.str();
 }
 
@@ -136,25 +223,60 @@ std::string points_chart(const Table& t) {
   return o.str();
 }
 
+// A row whose compared cells (baseline → candidate in one column) all agree; false for a row
+// without any compared cell (nothing to call unchanged).
+bool unchanged(const TableRow& row) {
+  bool compared = false;
+  for (const auto& c : row.cells) {
+    if (!c.compared) continue;
+    compared = true;
+    if (!c.value || !c.before || *c.value != *c.before) return false;
+  }
+  return compared;
+}
+
 // A gate's table; rows a check judged are coloured by its status, which a last column also names.
 std::string html_table(const Table& t) {
   const bool judged = std::any_of(t.rows.begin(), t.rows.end(), [](const TableRow& row) { return row.verdict.has_value(); });
   std::ostringstream o;
-  o << "<h2>" << esc(t.title) << "</h2>\n<table class=\"" << esc(t.id) << "\"><tr>";
+  o << "<h3>" << esc(t.title) << "</h3>\n<table class=\"" << esc(t.id) << "\"><tr>";
   for (const auto& c : t.columns) o << "<th>" << esc(column_header(c)) << "</th>";
   if (judged) o << "<th>verdict</th>";
   o << "</tr>\n";
-  for (const auto& row : t.rows) {
-    o << "<tr" << (row.verdict ? " class=\"" + css_class(*row.verdict) + "\"" : std::string()) << ">";
+  auto header = [&](std::ostringstream& out) {
+    out << "<tr>";
+    for (const auto& c : t.columns) out << "<th>" << esc(column_header(c)) << "</th>";
+    if (judged) out << "<th>verdict</th>";
+    out << "</tr>\n";
+  };
+  auto print_row = [&](std::ostringstream& out, const TableRow& row) {
+    out << "<tr" << (row.verdict ? " class=\"" + css_class(*row.verdict) + "\"" : std::string()) << ">";
     for (size_t i = 0; i < t.columns.size() && i < row.cells.size(); ++i) {
       const Cell& c = row.cells[i];
-      o << "<td" << (c.hint.empty() ? std::string() : " title=\"" + esc(c.hint) + "\"") << ">" << esc(cell_text(c, t.columns[i].format))
-        << (c.note.empty() ? std::string() : " <em>(" + esc(c.note) + ")</em>") << "</td>";
+      out << "<td" << (c.hint.empty() ? std::string() : " title=\"" + esc(c.hint) + "\"") << ">" << esc(cell_text(c, t.columns[i].format))
+          << (c.note.empty() ? std::string() : " <em>(" + esc(c.note) + ")</em>") << "</td>";
     }
-    if (judged) o << "<td>" << (row.verdict ? to_string(*row.verdict) : "") << "</td>";
-    o << "</tr>\n";
+    if (judged) out << "<td>" << (row.verdict ? to_string(*row.verdict) : "") << "</td>";
+    out << "</tr>\n";
+  };
+  // A table of compared cells (ptxas: "85 → 87") shows the rows that changed, or that a check did
+  // not pass; the unchanged rest is folded below it.
+  std::ostringstream folded;
+  size_t n_folded = 0;
+  for (const auto& row : t.rows) {
+    if (unchanged(row) && (!row.verdict || *row.verdict == Status::Pass)) {
+      print_row(folded, row);
+      ++n_folded;
+    } else {
+      print_row(o, row);
+    }
   }
   o << "</table>\n";
+  if (n_folded) {
+    o << "<details class=\"unchanged\"><summary>" << n_folded << " unchanged rows</summary>\n<table class=\"" << esc(t.id) << " folded\">";
+    header(o);
+    o << folded.str() << "</table></details>\n";
+  }
   if (!t.note.empty()) o << "<p>" << esc(t.note) << "</p>\n";
   return o.str();
 }
@@ -185,13 +307,17 @@ std::string gate_figures(const LandingRecord& r) {
       for (const auto& t : g ? g->tables : std::vector<Table>{}) drawn |= declares(f, t) && (t.chart.kind != Chart::Kind::none) == f.chart;
       if (drawn) continue;
       if (f.chart) figures << empty_chart("chart-" + f.id, f.title, missing_reason(f, name, g));
-      else tables << "<h2>" << esc(f.title) << "</h2>\n<p class=\"muted\">" << esc(missing_reason(f, name, g)) << "</p>\n";
+      else tables << "<h3>" << esc(f.title) << "</h3>\n<p class=\"muted\">" << esc(missing_reason(f, name, g)) << "</p>\n";
     }
     if (!g) continue;
     for (const auto& t : g->tables) {
       if (t.chart.kind == Chart::Kind::bars) figures << bars_chart(t);
       else if (t.chart.kind == Chart::Kind::points) figures << points_chart(t);
-      else tables << html_table(t);
+      else {
+        // A judged before → after table gets its stacked bars too (timing's per-role GPU time).
+        if (const auto chart = stacked_chart(t); !chart.empty()) figures << chart;
+        tables << html_table(t);
+      }
     }
   }
   return figures.str() + tables.str();
@@ -208,7 +334,7 @@ tr.loosened td{background:#ffebe9;font-weight:600}
 .muted{color:#6e7781}code,pre{font-family:ui-monospace,monospace;font-size:12px}pre{background:#f6f8fa;padding:8px;overflow:auto}
 svg.chart text{font-size:11px;fill:#1b1f24}svg.chart text.muted{fill:#6e7781;font-size:13px}
 .bar.base{fill:#8c959f}.bar.cand{fill:#0969da}.axis{stroke:#57606a}.delta{fill:#57606a}
-.pt.base{fill:#8c959f}.pt.cand{fill:#0969da}.pt.aa{fill:#bf8700}.pt.throttled{fill:none;stroke:#cf222e;stroke-width:1.5}
+.whisker{stroke:#1b1f24;stroke-width:1.2}.pt.base{fill:#8c959f}.pt.cand{fill:#0969da}.pt.aa{fill:#bf8700}.pt.throttled{fill:none;stroke:#cf222e;stroke-width:1.5}
 figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}nav{margin:6px 0 14px}
 )";
 
@@ -234,11 +360,11 @@ std::string render_html(const LandingRecord& r) {
   o << "<h1>" << r.seq << " · landing " << esc(cand) << " vs " << esc(base) << " <span class=\"badge " << verdict_class(r.verdict) << "\">"
     << to_string(r.verdict) << "</span></h1>\n";
   o << "<nav>" << (r.prev.empty() ? std::string("(first)") : "<a href=\"../" + esc(r.prev) + "/landing.html\">← " + esc(r.prev) + "</a>")
-    << " · <a href=\"../index.md\">Index</a> · "
+    << " · <a href=\"../index.html\">Index</a> (<a href=\"../index.md\">list</a>) · "
     << (r.next.empty() ? std::string("(latest)") : "<a href=\"../" + esc(r.next) + "/landing.html\">" + esc(r.next) + " →</a>") << "</nav>\n";
   o << "<p><strong>Verdict: " << to_string(r.verdict) << "</strong> — " << esc(r.verdict_reason) << "</p>\n";
 
-  o << "<h2>4. Verification</h2>\n<table><tr><th>gate</th><th>status</th><th>evidence</th><th>reason</th></tr>\n";
+  o << "<h2>1. Verification</h2>\n<table><tr><th>gate</th><th>status</th><th>evidence</th><th>reason</th></tr>\n";
   for (const auto& g : r.gates)
     o << "<tr class=\"" << css_class(g.status) << "\"><td>" << esc(g.gate) << (g.required ? "" : " <em>(optional)</em>") << "</td><td><span class=\"badge "
       << css_class(g.status) << "\">" << to_string(g.status) << "</span></td><td>" << esc(g.evidence) << "</td><td>" << esc(g.reason)
@@ -250,7 +376,7 @@ std::string render_html(const LandingRecord& r) {
     for (const auto& [side, text] : b->details["errors"].items())
       o << "<p>" << esc(side) << " build error:</p><pre>" << esc(text.get<std::string>()) << "</pre>\n";
 
-  o << "<h2>5. Results</h2>\n";
+  o << "<h2>2. Results</h2>\n";
   const auto rows = r.result_rows();
   if (rows.empty()) o << "<p class=\"muted\">No before → after figures: the measuring gates did not run here.</p>\n";
   else {
@@ -260,9 +386,9 @@ std::string render_html(const LandingRecord& r) {
         << esc(cell_text(row->candidate, row->format)) << "</td><td>" << esc(delta_text(*row)) << "</td></tr>\n";
     o << "</table>\n";
   }
-  o << gate_figures(r);
+  o << "<h2>3. Figures</h2>\n" << gate_figures(r);
 
-  o << "<h2>Gate profile</h2>\n<p>Candidate's <code>" << esc(r.profile_path) << "</code> governs this landing. "
+  o << "<h2>4. Gate profile</h2>\n<p>Candidate's <code>" << esc(r.profile_path) << "</code> governs this landing. "
     << esc(r.baseline_profile_note) << "</p>\n";
   if (r.profile_changes.empty()) o << "<p>No difference from the baseline's profile.</p>\n";
   else {
@@ -274,7 +400,7 @@ std::string render_html(const LandingRecord& r) {
     o << "</table>\n";
   }
 
-  o << "<h2>Environment</h2>\n<table>\n";
+  o << "<h2>5. Environment</h2>\n<table>\n";
   const auto& e = r.environment;
   auto row = [&](const std::string& k, const std::string& v) { o << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>\n"; };
   row("host", e.value("host", std::string("?")) + " — " + e.value("cpu", std::string("?")));
@@ -296,7 +422,7 @@ std::string render_html(const LandingRecord& r) {
       row(g.gate + " ran on", g.host.value("host", std::string()));
   o << "</table>\n<p class=\"muted\">Every number and raw sample: landing.json (schema " << kLandingSchema << ").</p>\n";
   o << "<script>" << kCheckScript << "</script>\n</body></html>\n";
-  return o.str();
+  return relative_paths(o.str(), r.repo);  // reproduce commands as a reader types them in their checkout
 }
 
 }  // namespace pfx::gates

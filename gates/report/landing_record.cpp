@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ids.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -52,6 +54,11 @@ void LandingRecord::recompute_verdict() {
   const auto v = combine(outcomes, missing);
   verdict = v.verdict;
   verdict_reason = v.reason;
+  if (verdict == Verdict::Pass && harness.is_object() && !harness.value("pinned", false)) {
+    verdict = Verdict::Incomplete;
+    verdict_reason = "every required gate passed, but the harness that judged is not pinned: " +
+                     harness.value("how", std::string("unknown"));
+  }
 }
 
 std::vector<const Row*> LandingRecord::result_rows() const {
@@ -99,7 +106,8 @@ json to_json(const LandingRecord& r) {
           {"profile", {{"path", r.profile_path}, {"candidate", r.profile}, {"baseline", r.baseline_profile},
                        {"baseline_note", r.baseline_profile_note}, {"changes", changes}}},
           {"enabled_gates", r.enabled_gates}, {"gates", gates}, {"verdict", to_string(r.verdict)},
-          {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports}};
+          {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports},
+          {"profile_sha256", r.profile_sha256}, {"harness", r.harness}, {"superseded", r.superseded}};
 }
 
 LandingRecord landing_record_from_json(const json& j, const std::string& where) {
@@ -109,9 +117,13 @@ LandingRecord landing_record_from_json(const json& j, const std::string& where) 
   try {
     r.id = j.at("id");
     r.candidate_id = j.at("candidate_id");
+    require_report_id(r.id, where, "field 'id'");
+    require_candidate_id(r.candidate_id, where, "field 'candidate_id'");
     r.seq = j.value("seq", 0);
     r.prev = j.value("prev", "");
     r.next = j.value("next", "");
+    for (const auto* link : {&r.prev, &r.next})
+      if (!link->empty()) require_report_id(*link, where, "ledger link");
     r.created = j.value("created", "");
     r.repo = j.value("repo", "");
     r.baseline = j.value("baseline", json::object());
@@ -129,6 +141,9 @@ LandingRecord landing_record_from_json(const json& j, const std::string& where) 
     r.verdict = parse_verdict(j.at("verdict").get<std::string>(), where);
     r.verdict_reason = j.value("verdict_reason", "");
     r.imports = j.value("imports", json::array());
+    r.profile_sha256 = j.value("profile_sha256", "");
+    r.harness = j.value("harness", json());
+    r.superseded = j.value("superseded", json::array());
   } catch (const json::exception& e) {
     fail(where, ": malformed landing record: ", e.what());
   }
@@ -148,15 +163,8 @@ LandingRecord read_landing_record(const fs::path& path) {
 }
 
 void write_text_atomic(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) fail(tmp.string(), ": cannot open for writing");
-    out << text;
-    if (!out) fail(tmp.string(), ": write failed");
-  }
-  fs::rename(tmp, path);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  write_file_atomic(path, text);
 }
 
 }  // namespace pfx::gates

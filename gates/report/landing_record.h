@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/gate_profile.h"
+#include "core/profile_diff.h"
 #include "core/gate_result.h"
 #include "core/status.h"
 
@@ -38,12 +39,20 @@ struct LandingRecord {
   Verdict verdict = Verdict::Incomplete;
   std::string verdict_reason;
   nlohmann::json imports = nlohmann::json::array();              // where imported results came from
+  // The effective candidate profile's sha256 (core/profile_schema.h): what results must match.
+  std::string profile_sha256;
+  // The landing that judged: {exe, version, commit, dirty, sha256, pinned, how} (landing/harness.h);
+  // null in reports written before harness pinning.
+  nlohmann::json harness;
+  // Results an import replaced or was refused to replace, never dropped: [{result, when, why}].
+  nlohmann::json superseded = nlohmann::json::array();
 
   const GateResult* gate(const std::string& name) const;
   // Replaces (or adds) a gate result, keeping report order.
   void put(const GateResult& r);
   // Verdict from the gate results and which gates the candidate's profile requires; a required,
-  // enabled gate without a result counts as "not run" (INCOMPLETE). A failed build is a FAIL.
+  // enabled gate without a result counts as "not run" (INCOMPLETE). A failed build is a FAIL. A
+  // report judged by a harness that is not pinned (landing/harness.h) is never PASS.
   void recompute_verdict();
   // Every gate's rows for the report's results table: by the gate's results_rank
   // (core/gate_catalog.h), each gate's rows in its own order.
@@ -59,7 +68,9 @@ struct LandingRecord {
 nlohmann::json to_json(const LandingRecord& r);
 LandingRecord landing_record_from_json(const nlohmann::json& j, const std::string& where);
 LandingRecord read_landing_record(const std::filesystem::path& landing_json);
-// Writes to a temporary file and renames it over `path` (readers never see half a file).
+// Creates the folder, then writes crash-safe (util/atomic_file.h: a unique temporary file beside
+// `path`, every write and the close checked, fsync, rename, fsync of the folder): readers never
+// see half a file, and on a full disk the old file stays and pfx::Error says what failed.
 void write_text_atomic(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace pfx::gates

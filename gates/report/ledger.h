@@ -1,7 +1,8 @@
 // The reports folder as a ledger: reports/<id>/ per landing run, never overwritten (a rerun of the
 // same candidate gets "-2", "-3"...), reports/index.json (machine-readable) and reports/index.md
-// (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate), sequence
-// numbers and previous/next links. A lock file serializes concurrent landings on one folder.
+// (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate),
+// reports/index.html (the trends over the ledger), reports/latest (a symlink to the newest report),
+// sequence numbers and previous/next links. A lock file serializes concurrent landings on one folder.
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -9,15 +10,13 @@
 #include <string>
 
 #include "report/landing_record.h"
+#include "util/file_lock.h"
 
 namespace pfx::gates {
 
 class Ledger {
  public:
   explicit Ledger(std::filesystem::path reports_dir);  // takes the lock (blocks while another holds it)
-  ~Ledger();
-  Ledger(const Ledger&) = delete;             // owns the lock file descriptor
-  Ledger& operator=(const Ledger&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
   // Reserves reports/<candidate_id>[-N]/ (created empty) and returns its name.
@@ -33,12 +32,16 @@ class Ledger {
   nlohmann::json index() const;
 
  private:
+  // index.json, index.md, index.html (the trend page, report/index_html.h) and latest/.
   void write_index(const nlohmann::json& idx) const;
+  void write_history_page() const;
+  void point_latest() const;
   std::filesystem::path dir_;
-  int lock_fd_ = -1;
+  FileLock lock_;  // <reports>/.landing.lock, held for the ledger's lifetime
 };
 
-// Writes landing.json, landing.md, landing.html and junit.xml of a record into `dir`.
+// Writes landing.json, landing.md, summary.md (the CI step summary form), landing.html,
+// junit.xml and gates/<gate>.json of a record into `dir`.
 void write_report_files(const std::filesystem::path& dir, const LandingRecord& rec);
 nlohmann::json index_entry(const LandingRecord& rec);
 std::string render_index_md(const nlohmann::json& index);

@@ -6,8 +6,13 @@
 #include <thread>
 
 #include "core/gate_result.h"
+#include "core/ids.h"
+#include "core/sha256.h"
 #include "run/git.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/escape.h"
+#include "util/file_lock.h"
 #include "util/process.h"
 
 namespace pfx::gates {
@@ -74,6 +79,7 @@ std::string extract_build_errors(const std::string& log, size_t max_lines) {
 namespace {
 
 void ask_version(Build& b) {
+  b.prefill_sha256 = sha256_file(b.prefill);
   ProcessSpec spec;
   spec.argv = {b.prefill.string(), "--version", "--json"};
   spec.timeout_s = 60;
@@ -123,20 +129,37 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
   const std::vector<std::string> build = {"cmake", "--build", b.dir.string(), "-j", std::to_string(jobs)};
   b.command = shell_join(configure) + " && " + shell_join(build);
 
+  // One run at a time checks, builds and stamps this id (two landings of one commit, a bisect
+  // beside a run): the second waits here, then finds the first one's build in the cache.
+  fs::create_directories(b.dir.parent_path());
+  const FileLock lock(b.dir.string() + ".lock", [&] {
+    progress.say(spec.label + " " + b.id + ": another landing run holds " + b.dir.string() + ".lock; waiting for it");
+  });
+
   if (fs::exists(stamp) && fs::exists(b.prefill)) {
+    json s;
     try {
       std::ifstream in(stamp);
-      const json s = json::parse(in);
-      if (s.value("ok", false) && s.value("sha", "") == b.sha) {
+      s = json::parse(in);
+    } catch (const std::exception&) {
+      s = nullptr;  // a damaged stamp is not trusted: rebuild
+    }
+    if (s.is_object() && s.value("ok", false) && s.value("sha", "") == b.sha && s.value("id", "") == b.id) {
+      // The stamp alone is not trusted: the binary must say it is that commit.
+      ask_version(b);
+      const std::string commit = b.version.is_object() ? b.version.value("commit", std::string()) : std::string();
+      if (commit == b.sha) {
         b.ok = true;
         b.cached = true;
         b.seconds = s.value("seconds", 0.0);
         progress.say(spec.label + " " + b.id + ": cached build " + b.dir.string());
-        ask_version(b);
         return b;
       }
-    } catch (const std::exception&) {
-      // A damaged stamp is not trusted: rebuild.
+      progress.say(spec.label + " " + b.id + ": the cached build in " + b.dir.string() + " says commit " +
+                   (commit.empty() ? "nothing" : quote_untrusted(commit)) + " (`prefill --version --json`" +
+                   (b.version_error.empty() ? "" : ": " + b.version_error) + "), not " + b.sha + ": rebuilding");
+      b.version = nullptr;
+      b.version_error.clear();
     }
   }
 
@@ -183,18 +206,15 @@ Build prepare_build(const BuildSpec& spec, const Progress& progress) {
     }
   }
   b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  {
-    std::ofstream out(b.log);
-    out << log;
-  }
+  write_file_atomic(b.log, log);
   if (ok && !fs::exists(b.prefill)) {
     ok = false;
     b.error = "the build succeeded but produced no " + b.prefill.string() + " (build.prefill in the gate profile)";
   }
   b.ok = ok;
   if (ok) {
-    std::ofstream out(stamp);
-    out << json{{"ok", true}, {"sha", b.sha}, {"id", b.id}, {"seconds", b.seconds}, {"time_utc", utc_now_iso8601()}}.dump(1);
+    write_file_atomic(stamp, json{{"ok", true}, {"sha", b.sha}, {"id", b.id}, {"seconds", b.seconds},
+                                  {"time_utc", utc_now_iso8601()}}.dump(1));
     progress.say(spec.label + " " + b.id + ": built in " + std::to_string(static_cast<long>(b.seconds)) + " s");
     ask_version(b);
   } else {
@@ -218,6 +238,8 @@ Build prebuilt_build(const std::string& label, const fs::path& dir, const std::s
   if (b.version.is_object()) b.sha = b.version.value("commit", std::string());
   if (b.sha.empty() || b.sha == "unknown") b.sha = "unknown";
   b.id = !id.empty() ? id : short_sha(b.sha);
+  // The id names folders (results, models, work): from a flag or a binary, it is checked first.
+  require_candidate_id(b.id, b.dir.string(), id.empty() ? "the commit its prefill reports (pass --" + label + "-id)" : "--" + label + "-id");
   b.command = "(prebuilt in " + b.dir.string() + ")";
   return b;
 }
@@ -225,7 +247,7 @@ Build prebuilt_build(const std::string& label, const fs::path& dir, const std::s
 json to_json(const Build& b) {
   return {{"label", b.label}, {"rev", b.rev}, {"sha", b.sha}, {"id", b.id}, {"worktree", b.worktree},
           {"src", b.src.string()}, {"dir", b.dir.string()}, {"prefill", b.prefill.string()},
-          {"log", b.log.string()}, {"ok", b.ok}, {"cached", b.cached}, {"seconds", b.seconds},
+          {"prefill_sha256", b.prefill_sha256}, {"log", b.log.string()}, {"ok", b.ok}, {"cached", b.cached}, {"seconds", b.seconds},
           {"error", b.error}, {"command", b.command}, {"version", b.version}, {"version_error", b.version_error}};
 }
 

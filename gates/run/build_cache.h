@@ -33,6 +33,7 @@ struct Build {
   std::string id;           // report id: short SHA, or short base SHA + "-wt-" + change hash
   bool worktree = false;
   std::filesystem::path src, dir, prefill, log;
+  std::string prefill_sha256;  // of the binary the gates run (what an imported result must match)
   bool ok = false;
   bool cached = false;
   double seconds = 0;

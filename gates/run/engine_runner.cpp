@@ -98,12 +98,13 @@ EngineCall EngineRunner::call(std::vector<std::string> args, double timeout_s, b
 
 EngineCall EngineRunner::logits(const fs::path& model, const PromptInput& in, const std::string& backend,
                                 const std::string& path, const fs::path& out_npy, double timeout_s,
-                                const fs::path& dump_dir) const {
+                                const fs::path& dump_dir, const std::string& gemm) const {
   std::vector<std::string> a = {"logits", "--model", model.string()};
   auto p = prompt_args(in);
   a.insert(a.end(), p.begin(), p.end());
   a.insert(a.end(), {"--out", out_npy.string(), "--backend", backend});
   if (!path.empty()) a.insert(a.end(), {"--path", path});
+  if (!gemm.empty()) a.insert(a.end(), {"--gemm", gemm});
   if (!dump_dir.empty()) a.insert(a.end(), {"--dump-residual", dump_dir.string()});
   return call(a, timeout_s, true);
 }

@@ -39,10 +39,11 @@ class EngineRunner {
       : prefill_(std::move(prefill)), env_(std::move(env)) {}
 
   // dump_dir non-empty: also `--dump-residual dump_dir` (the residual stream after every layer;
-  // ask capabilities.residual_dump first).
+  // ask capabilities.residual_dump first). gemm non-empty: also `--gemm gemm` (one of
+  // capabilities.gemm_variants; the fast path's GEMM variant).
   EngineCall logits(const std::filesystem::path& model, const PromptInput& in, const std::string& backend,
                     const std::string& path, const std::filesystem::path& out_npy, double timeout_s,
-                    const std::filesystem::path& dump_dir = {}) const;
+                    const std::filesystem::path& dump_dir = {}, const std::string& gemm = {}) const;
   EngineCall greedy(const std::filesystem::path& model, const PromptInput& in, int n_tokens, const std::string& backend,
                     const std::string& path, double timeout_s) const;
   EngineCall bench(const std::filesystem::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,

@@ -2,9 +2,11 @@
 #include "run/gate_context.h"
 
 #include <fstream>
+#include <random>
 
 #include "host/environment.h"
 #include "util/error.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -51,13 +53,17 @@ ModelRef ModelStore::resolve(const std::string& name, double timeout_s) {
       } else {
         fs::create_directories(m.path.parent_path());
         progress_.say("model " + name + ": prefill synth --profile " + spec["synth"].get<std::string>());
-        const fs::path tmp = m.path.string() + ".tmp";
+        // A name of this run's own beside the model: two runs synthesizing it at once never write
+        // into one file; the rename is atomic and both produce the same bytes (same commit, seed).
+        const fs::path tmp = m.path.parent_path() / ("." + m.path.filename().string() + ".tmp." + unique_suffix());
         EngineRunner eng(candidate_.prefill, {});
         const auto c = eng.synth(model_profile, tmp, seed, timeout_s);
         if (c.ok() && fs::exists(tmp)) {
           fs::rename(tmp, m.path);
           m.ok = true;
         } else {
+          std::error_code ignored;
+          fs::remove(tmp, ignored);
           m.error = "synthesizing model '" + name + "' failed: " + (c.ok() ? "no output file" : c.reason) +
                     " (" + c.command + ")";
           m.unavailable = c.outcome == RunOutcome::Unavailable;
@@ -69,6 +75,37 @@ ModelRef ModelStore::resolve(const std::string& name, double timeout_s) {
   }
   done_[name] = m;
   return m;
+}
+
+namespace {
+// A case's name: its own, else its oracle case, else "<model>#<index>".
+std::string case_name(const json& c, size_t index) {
+  if (c.is_string()) return c.get<std::string>();
+  if (!c.is_object()) return "#" + std::to_string(index);
+  if (c.contains("name") && c["name"].is_string()) return c["name"];
+  if (c.contains("oracle") && c["oracle"].is_string()) return c["oracle"];
+  return c.value("model", std::string()) + "#" + std::to_string(index);
+}
+// random_tokens {count, seed, below}: `count` ids in [3, below) from a seeded mt19937 (ids 0-2
+// are the special tokens), so a production-length prompt (512, 2048 tokens) is one line of the
+// profile. mt19937's output is fixed by the standard (a distribution's is not): the same prompt
+// on every host and library.
+std::vector<int> random_tokens(const json& spec) {
+  std::mt19937 rng(static_cast<uint32_t>(spec.value("seed", 1L)));
+  const uint32_t span = static_cast<uint32_t>(std::max(4L, spec.value("below", 4L)) - 3);
+  std::vector<int> out(static_cast<size_t>(spec.value("count", 1L)));
+  for (auto& t : out) t = 3 + static_cast<int>(rng() % span);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> case_names(const GateProfile& profile, const std::string& gate) {
+  std::vector<std::string> out;
+  const auto& g = profile.gate(gate);
+  if (!g.contains("cases") || !g["cases"].is_array()) return out;
+  for (size_t i = 0; i < g["cases"].size(); ++i) out.push_back(case_name(g["cases"][i], i));
+  return out;
 }
 
 std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string& gate, const fs::path& fixtures_dir,
@@ -108,15 +145,16 @@ std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string&
         fail(oj.string(), ": expected model, prompt_tokens (and greedy_tokens): ", e.what());
       }
       gc.input.no_bos = true;  // the oracle's prompt_tokens already start with BOS
-      gc.name = c.value("name", gc.oracle);
+      gc.name = case_name(c, i);
     } else {
       if (!c.contains("model") || !c["model"].is_string()) fail(where, ": missing 'model'");
       gc.model = c["model"];
       if (c.contains("tokens")) gc.input.tokens = c["tokens"].get<std::vector<int>>();
+      else if (c.contains("random_tokens")) gc.input.tokens = random_tokens(c["random_tokens"]);
       else if (c.contains("text") && c["text"].is_string()) gc.input.text = c["text"];
-      else fail(where, ": needs 'text', 'tokens' or 'oracle'");
+      else fail(where, ": needs 'text', 'tokens', 'random_tokens' or 'oracle'");
       gc.input.no_bos = c.value("no_bos", false);
-      gc.name = c.value("name", gc.model + "#" + std::to_string(i));
+      gc.name = case_name(c, i);
     }
     out.push_back(gc);
   }
@@ -144,9 +182,7 @@ bool GateContext::skipped_without(GateResult& r, const std::vector<const Build*>
   for (const Build* b : builds)
     for (const auto& need : needs)
       if (auto miss = missing_capability(*b, need.list, need.name)) {
-        r.status = Status::Skipped;
-        r.reason = *miss;
-        r.duration_s = deadline.elapsed();
+        r = skip_gate(std::move(r), *miss, deadline.elapsed());
         return true;
       }
   return false;
@@ -196,6 +232,18 @@ std::optional<Check> gpu_probe(const GateContext& ctx) {
   if (!call.ok()) out = failed_call_check("gpu-probe", call, "GPU probe");
   cache[key] = out;
   return out;
+}
+
+GateResult skip_gate(GateResult r, const std::string& reason, double elapsed_s) {
+  Check c;
+  c.name = r.gate;
+  c.status = Status::Skipped;
+  c.reason = reason;
+  r.checks.push_back(c);
+  r.reason = reason;
+  settle_from_checks(r);
+  r.duration_s = elapsed_s;
+  return r;
 }
 
 void finish(GateResult& r, const GateProfile& profile, double elapsed_s) {

@@ -70,6 +70,8 @@ std::vector<GateCase> parse_cases(const GateProfile& profile, const std::string&
                                   const std::filesystem::path& project_fixtures_dir = {});
 // The candidate tree's own fixtures folder (tests/fixtures).
 inline std::filesystem::path project_fixtures(const Build& candidate) { return candidate.src / "tests" / "fixtures"; }
+// The names parse_cases gives the cases (the check names of parity and greedy), without the fixtures.
+std::vector<std::string> case_names(const GateProfile& profile, const std::string& gate);
 
 // A capability a gate needs of a build: `name` in the list `list` of `prefill --version --json`
 // (contract::capability), e.g. {"subcommands", "bench"}.
@@ -92,8 +94,8 @@ struct GateContext {
   void say(const std::string& msg) const { progress.say("gate " + gate + ": " + msg); }
   GateResult start() const;  // a result with gate/required/ids/host/started filled
 
-  // When one of `builds` lacks one of `needs`, makes `r` SKIPPED with the reason (naming the
-  // build and the capability) and returns true; the gate then returns `r`.
+  // When one of `builds` lacks one of `needs`, makes `r` SKIPPED (skip_gate: one check with the
+  // reason, naming the build and the capability) and returns true; the gate then returns `r`.
   bool skipped_without(GateResult& r, const std::vector<const Build*>& builds, const std::vector<Capability>& needs) const;
   // models.<name> for the check `check`: its path, or nullopt after adding the check that says why
   // there is none (SKIPPED where the candidate build cannot synthesize it, else a hard failure).
@@ -110,6 +112,9 @@ std::optional<std::string> missing_capability(const Build& b, const std::string&
 // check to record when it does not (SKIPPED for exit 3, FAIL for a crash), nullopt when it does or
 // when the profile names no probe model.
 std::optional<Check> gpu_probe(const GateContext& ctx);
+// A gate that cannot run here (a capability missing, no tracer): SKIPPED through one check that
+// says why, so no result is ever empty (a result without checks is a FAIL, gate_result.h).
+GateResult skip_gate(GateResult r, const std::string& reason, double elapsed_s);
 // Applies the profile's waivers to FAIL checks, then settles the gate status; a gate disabled by
 // the profile never gets here.
 void finish(GateResult& r, const GateProfile& profile, double started_elapsed_s);

@@ -8,6 +8,7 @@
 
 #include "util/error.h"
 #include "util/process.h"
+#include "util/unique_name.h"
 
 namespace pfx::gates {
 
@@ -71,7 +72,7 @@ WorkingChange working_change(const fs::path& repo, const std::vector<std::string
   }
   if (!cur.empty()) c.untracked.push_back(cur);
   // Hash the change with git's own object hash: no crypto code here, stable across machines.
-  const fs::path tmp = fs::temp_directory_path() / ("landing-change-" + std::to_string(::getpid()) + ".bin");
+  const fs::path tmp = fs::temp_directory_path() / ("landing-change-" + unique_suffix() + ".bin");  // per run and thread
   {
     std::ofstream out(tmp, std::ios::binary);
     out << c.patch;

@@ -23,6 +23,24 @@ Interval bootstrap_median_ci(const std::vector<double>& v, double confidence, in
   return {percentile(meds, a), percentile(meds, 1 - a)};
 }
 
+Interval bootstrap_median_change_pct(const std::vector<double>& a, const std::vector<double>& b, double level, int resamples,
+                                     uint64_t seed) {
+  if (a.empty() || b.empty()) return {};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pa(0, a.size() - 1), pb(0, b.size() - 1);
+  std::vector<double> ra(a.size()), rb(b.size()), changes;
+  changes.reserve(static_cast<size_t>(resamples));
+  for (int r = 0; r < resamples; ++r) {
+    for (auto& x : ra) x = a[pa(rng)];
+    for (auto& x : rb) x = b[pb(rng)];
+    const double ma = median(ra);
+    if (ma > 0) changes.push_back((median(rb) / ma - 1) * 100);
+  }
+  if (changes.empty()) return {};
+  const double tail = (1 - level) / 2;
+  return {percentile(changes, tail), percentile(changes, 1 - tail)};
+}
+
 std::string to_string(AbDecision d) {
   switch (d) {
     case AbDecision::Improved: return "improved";

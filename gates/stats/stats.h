@@ -22,6 +22,12 @@ struct Interval {
 Interval bootstrap_median_ci(const std::vector<double>& v, double confidence = 0.95, int resamples = 4000,
                              uint64_t seed = 0x5eed);
 
+// Percentile bootstrap interval of 100 · (median(b) / median(a) − 1), each side resampled with
+// replacement (fixed seed: a report is reproducible from its samples). `level` e.g. 0.95. The
+// timing gate judges role budgets on it.
+Interval bootstrap_median_change_pct(const std::vector<double>& a, const std::vector<double>& b, double level,
+                                     int resamples = 4000, uint64_t seed = 0x7157);
+
 enum class AbDecision { Improved, NoChange, Regressed, Undecided };
 std::string to_string(AbDecision d);
 

@@ -3,53 +3,18 @@
 
 #include <thread>
 
-#include "suite/suite_report.h"
+#include "suite/suite_judge.h"
 #include "util/error.h"
 
 namespace pfx::gates {
 
 namespace fs = std::filesystem;
 
-void judge_junit(GateResult& r, const JUnitReport& rep) {
-  nlohmann::json failed = nlohmann::json::array(), skipped = nlohmann::json::array();
-  for (const auto& c : rep.cases) {
-    if (c.outcome == TestOutcome::Failed) {
-      Check ch;
-      ch.name = c.name;
-      ch.status = Status::Fail;
-      ch.reason = "test failed" + (c.message.empty() ? std::string() : ": " + c.message.substr(0, 600));
-      ch.metrics = {{"time_s", c.time_s}, {"suite", c.suite}};
-      r.checks.push_back(ch);
-      failed.push_back(c.name);
-    } else if (c.outcome == TestOutcome::Skipped) {
-      skipped.push_back({{"name", c.name}, {"reason", c.message}});
-    }
-  }
-  const int total = rep.passed + rep.failed + rep.skipped;
-  if (total > 0 && rep.passed + rep.failed > 0) {
-    Check all;
-    all.name = "ctest";
-    all.status = Status::Pass;
-    all.reason = std::to_string(rep.passed) + " passed, " + std::to_string(rep.failed) + " failed, " +
-                 std::to_string(rep.skipped) + " skipped";
-    all.metrics = {{"passed", rep.passed}, {"failed", rep.failed}, {"skipped", rep.skipped}};
-    r.checks.push_back(all);
-  } else if (total > 0) {
-    r.checks.push_back(hard_failure("ctest", "all " + std::to_string(total) + " tests were skipped: nothing was checked"));
-  }
-  r.details["passed"] = rep.passed;
-  r.details["failed"] = rep.failed;
-  r.details["skipped"] = rep.skipped;
-  r.details["failed_tests"] = failed;
-  r.details["skipped_tests"] = skipped;
-  r.evidence = "suite " + std::to_string(rep.passed) + "/" + std::to_string(rep.failed) + "/" +
-               std::to_string(rep.skipped) + " (passed/failed/skipped)";
-  add_suite_output(r, rep);
-  if (!failed.empty()) {
-    r.evidence += "; failing: ";
-    for (size_t i = 0; i < failed.size() && i < 5; ++i) r.evidence += (i ? ", " : "") + failed[i].get<std::string>();
-    if (failed.size() > 5) r.evidence += ", +" + std::to_string(failed.size() - 5) + " more";
-  }
+void judge_junit(GateResult& r, const JUnitReport& rep, int ctest_exit) {
+  r.details["tests"] = suite_tests(rep);
+  if (!r.details.contains("runs"))
+    r.details["runs"] = nlohmann::json::array({{{"host", r.host.value("host", std::string("here"))}, {"ctest_exit", ctest_exit}}});
+  judge_suite(r);
 }
 
 GateResult run_suite_gate(const GateContext& ctx) {
@@ -90,7 +55,9 @@ GateResult run_suite_gate(const GateContext& ctx) {
     r.checks.push_back(hard_failure("ctest", "ctest " + p.describe() + " and wrote no JUnit file: " + p.tail(6), cmd));
   } else {
     try {
-      judge_junit(r, read_junit(junit));
+      r.details["runs"] = nlohmann::json::array(
+          {{{"host", r.host.value("host", std::string("?"))}, {"ctest_exit", p.exited ? p.exit_code : -1}, {"note", p.tail(3)}}});
+      judge_junit(r, read_junit(junit), p.exited ? p.exit_code : -1);
       for (auto& c : r.checks) c.command = cmd + " -R '^" + c.name + "$'";
     } catch (const Error& e) {
       r.checks.push_back(hard_failure("ctest", e.what()));

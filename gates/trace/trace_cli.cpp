@@ -1,4 +1,4 @@
-// `trace` subcommands: run a program under the tracer, summarize, diff, recover (usage below).
+// `trace` subcommands: run a program under the tracer, summarize, diff, export, recover (usage below).
 #include "trace/trace_cli.h"
 
 #include <algorithm>
@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "trace/diff.h"
+#include "trace/export.h"
 #include "trace/launcher.h"
 #include "trace/summary.h"
 #include "trace/trace_json.h"
 #include "trace/trace_options.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/escape.h"
 
 namespace pfx::trace {
 namespace {
@@ -44,6 +47,10 @@ std::string usage(const std::string& prog) {
          "  " + prog + " diff A.json B.json [--json] [--top N] [--busy-range NAME]\n"
          "      Per kernel and per role: A ns, B ns, delta ns, delta %, added/removed; sorted by |delta|;\n"
          "      per NAME pass when both traces have NAME ranges.\n"
+         "  " + prog + " export TRACE.json --format perfetto|csv [-o OUT]\n"
+         "      perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): a track per stream\n"
+         "      with its kernels, the NVTX ranges as slices above them, host threads' ranges; csv: one row per\n"
+         "      kernel (times in ns, launch shape, resources, NVTX path, role). Default OUT: stdout.\n"
          "  " + prog + " recover JOURNAL [-o TRACE.json]\n"
          "      Build a trace (complete=false) from the journal of a program that died before writing it.\n"
          "exit codes: 0 ok, 1 the traced program failed, 2 usage, 3 bad or missing trace, 4 no trace produced\n";
@@ -122,6 +129,23 @@ int cmd_diff(const std::vector<std::string>& args) {
   return kTraceOk;
 }
 
+int cmd_export(const std::vector<std::string>& args) {
+  po::options_description opts;
+  opts.add_options()("output,o", po::value<std::string>())("format", po::value<std::string>())(
+      "file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  const auto vm = parse_args(args, opts, "export", true);
+  const auto files = vm["file"].as<std::vector<std::string>>();
+  if (files.size() != 1) throw UsageError("export: expected one TRACE.json");
+  if (!vm.count("format")) throw UsageError("export: --format perfetto|csv is required");
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "perfetto" && format != "csv") throw UsageError("export: --format " + format + ": expected perfetto or csv");
+  const Trace trace = load_trace(files[0]);
+  const std::string text = format == "csv" ? export_kernels_csv(trace) : export_chrome_trace(trace).dump() + "\n";
+  if (!vm.count("output") || vm["output"].as<std::string>() == "-") std::cout << text;
+  else write_file_atomic(vm["output"].as<std::string>(), text);
+  return kTraceOk;
+}
+
 int cmd_recover(const std::vector<std::string>& args, const std::string& prog) {
   po::options_description opts;
   opts.add_options()("output,o", po::value<std::string>())("file", po::value<std::vector<std::string>>()->default_value({}, ""));
@@ -189,7 +213,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
   try {
     run.library = find_injection_library(lib);
   } catch (const Error& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n";
     return kTraceNoTrace;
   }
 
@@ -197,7 +221,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
   try {
     result = run_traced(run);
   } catch (const Error& e) {
-    std::cerr << prog << ": " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n";
     return kTraceNoTrace;
   }
   if (result.signaled) {
@@ -206,17 +230,17 @@ int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
     std::cerr << prog << ": " << run.command[0] << " exited with status " << result.exit_status << "\n";
   }
   if (!result.trace_written) {
-    std::cerr << prog << ": " << result.message << "\n";
+    std::cerr << prog << ": " << escape_control(result.message) << "\n";
     return kTraceNoTrace;
   }
   try {
     Trace trace = load_trace(result.trace_path);
-    std::cerr << prog << ": " << result.message << " (" << trace.kernels.size() << " kernels, " << trace.ranges.size()
+    std::cerr << prog << ": " << escape_control(result.message) << " (" << trace.kernels.size() << " kernels, " << trace.ranges.size()
               << " NVTX ranges" << (trace.notes.empty() ? "" : ", " + std::to_string(trace.notes.size()) + " notes")
               << ")\n"
               << prog << ": summarize with: " << prog << " summarize " << result.trace_path.string() << "\n";
   } catch (const Error& e) {
-    std::cerr << prog << ": " << result.message << ", but it does not load: " << e.what() << "\n";
+    std::cerr << prog << ": " << escape_control(result.message) << ", but it does not load: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   }
   return result.exit_status == 0 ? kTraceOk : kTraceProgramFailed;
@@ -245,17 +269,18 @@ int trace_main(int argc, char** argv) {
     const std::vector<std::string> rest(all.begin() + 1, all.end());
     if (first == "summarize") return cmd_summarize(rest);
     if (first == "diff") return cmd_diff(rest);
+    if (first == "export") return cmd_export(rest);
     if (first == "recover") return cmd_recover(rest, prog);
     if (first == "run") return cmd_run(rest, prog);
     return cmd_run(all, prog);
   } catch (const UsageError& e) {
-    std::cerr << prog << ": " << e.what() << "\n" << usage(prog);
+    std::cerr << prog << ": " << escape_control(e.what()) << "\n" << usage(prog);
     return kTraceUsage;
   } catch (const Error& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
+    std::cerr << prog << ": error: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   } catch (const std::exception& e) {
-    std::cerr << prog << ": error: " << e.what() << "\n";
+    std::cerr << prog << ": error: " << escape_control(e.what()) << "\n";
     return kTraceBadInput;
   }
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "trace/json_fields.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace pfx::trace {
@@ -181,17 +182,8 @@ Trace load_trace(const std::filesystem::path& path) {
 }
 
 void write_trace_file(const Trace& trace, const std::filesystem::path& path) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(tmp.string(), ": cannot create: ", std::strerror(errno));
-    out << trace_to_json(trace).dump(1, ' ', false, json::error_handler_t::replace) << "\n";
-    out.flush();
-    if (!out) fail(tmp.string(), ": write failed: ", std::strerror(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) fail(path.string(), ": cannot rename ", tmp.string(), " over it: ", ec.message());
+  // Crash-safe (util/atomic_file.h): on a full disk the previous trace stays whole.
+  write_file_atomic(path, trace_to_json(trace).dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace pfx::trace

@@ -5,6 +5,7 @@
 #include "util/escape.h"
 
 using pfx::escape_control;
+using pfx::markdown_cell;
 using pfx::quote_untrusted;
 
 TEST(Escape, PrintableTextPassesUnchanged) {
@@ -41,4 +42,11 @@ TEST(Escape, QuotedFieldsStayOnOneLine) {
   EXPECT_EQ(quote_untrusted("a\nprefill: error: forged"), "'a\\x0aprefill: error: forged'");
   EXPECT_EQ(quote_untrusted("it's \\ here"), "'it\\'s \\\\ here'");
   EXPECT_EQ(quote_untrusted("tab\t"), "'tab\\x09'");
+}
+
+TEST(Escape, MarkdownCellsKeepTheirTableAndLine) {
+  EXPECT_EQ(markdown_cell("HEAD~1"), "HEAD~1");
+  EXPECT_EQ(markdown_cell("a|b\nc\td"), "a\\|b<br>c d");
+  EXPECT_EQ(markdown_cell("rev\x1b]0;title\x07"), "rev\\x1b]0;title\\x07");
+  EXPECT_EQ(markdown_cell("h\xc2\x9b" "6n"), "h\\u{009b}6n");  // C1 CSI
 }

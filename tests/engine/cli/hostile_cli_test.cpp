@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/model/hostile_models.h"
 #include "file_text.h"
@@ -96,17 +99,30 @@ TEST_F(HostileCli, InfoOnCraftedFilesFinishesInBoundedMemory) {
 #endif
   const Outcome base = prefill({"info", "--model", tiny(TinyLlama{}, "baseline").string()});
   ASSERT_EQ(base.code, 0) << base.err;
+  long worst = 0;
   for (const auto& [what, path] : pfx::test::write_memory_bombs(dir_)) {
-    const Outcome r = prefill({"info", "--model", path.string()});
-    const long file_kb = static_cast<long>(fs::file_size(path) / 1024);
-    std::cout << "prefill info, " << what << ": exit " << r.code << ", peak RSS " << r.maxrss_kb << " KiB (baseline "
-              << base.maxrss_kb << ", file " << file_kb << ")\n";
-    EXPECT_LT(r.maxrss_kb - base.maxrss_kb - file_kb, 64 * 1024) << what;
-    EXPECT_TRUE(r.code == 0 || r.code == 5) << what << ": " << r.err;
-    if (r.code == 5) {
-      EXPECT_NE(r.err.find(path.string()), std::string::npos) << r.err;
+    for (const bool json : {false, true}) {  // --json lists every tensor: streamed, not held
+      std::vector<std::string> args = {"info", "--model", path.string()};
+      if (json) args.push_back("--json");
+      const Outcome r = prefill(args);
+      const long file_kb = static_cast<long>(fs::file_size(path) / 1024);
+      std::cout << "prefill info" << (json ? " --json" : "") << ", " << what << ": exit " << r.code << ", peak RSS " << r.maxrss_kb
+                << " KiB (baseline " << base.maxrss_kb << ", file " << file_kb << "): "
+                << r.maxrss_kb - base.maxrss_kb - file_kb << " KiB beyond\n";
+      EXPECT_LT(r.maxrss_kb - base.maxrss_kb - file_kb, 64 * 1024) << what << (json ? " --json" : "");
+      worst = std::max(worst, r.maxrss_kb - base.maxrss_kb - file_kb);
+      EXPECT_TRUE(r.code == 0 || r.code == 5) << what << ": " << r.err;
+      if (r.code == 5) {
+        EXPECT_NE(r.err.find(path.string()), std::string::npos) << r.err;
+      }
+      if (json && r.code == 0) {  // the streamed listing is one valid JSON document
+        const auto j = nlohmann::json::parse(r.out, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << what;
+        EXPECT_EQ(j["tensors"].size(), j["n_tensors"].get<size_t>()) << what;
+      }
     }
   }
+  std::cout << "worst: " << worst << " KiB beyond the mapping and a tiny model's run\n";
 }
 
 // Issue 12, item 4: NaN in a weight is warned with its tensor name on load; the NaN logits it

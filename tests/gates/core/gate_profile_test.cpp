@@ -20,14 +20,6 @@ std::string error_of(const std::string& yaml) {
   }
   return "";
 }
-const char* kBase = R"(schema: gate-profile/1
-gates:
-  parity: {max_rel_dev: 1.0e-3, cases: [{name: a, model: tiny, text: hi}, {name: b, model: tiny, text: yo}]}
-  accuracy: {min_top1: 0.95, max_nmse: 1.0e-4}
-  greedy: {tokens: 32}
-  ab: {required: true, max_regression_pct: 2.0}
-waivers: []
-)";
 }  // namespace
 
 TEST(GateProfile, ProjectDefaultLoads) {
@@ -83,17 +75,54 @@ TEST(GateProfile, EveryOracleCaseResolvesToAFixture) {
 }
 
 TEST(GateProfile, ErrorsNameFileAndKey) {
-  EXPECT_NE(error_of("gates: {}\n").find("p.yaml: key 'schema'"), std::string::npos);
+  EXPECT_NE(error_of("gates: {}\n").find("p.yaml: line 1: required key 'schema' is missing"), std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {speed: {}}\n").find("gates.speed: unknown gate"), std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {}\nwaivers: [{gate: greedy}]\n").find("waivers[0]: a waiver needs a non-empty 'reason'"),
             std::string::npos);
   EXPECT_NE(error_of("schema: gate-profile/1\ngates: {parity: [1\n").find("p.yaml: line"), std::string::npos);
-  const auto p = GateProfile::parse("schema: gate-profile/1\ngates: {parity: {max_rel_dev: lots}}\n", "p.yaml");
+  // Caught at load (core/profile_schema.h), with the line, not when a gate first reads it.
+  EXPECT_NE(error_of("schema: gate-profile/1\ngates: {parity: {max_rel_dev: lots}}\n").find("line 2: gates.parity.max_rel_dev: expected a number"),
+            std::string::npos);
+}
+
+// Issue 12, item 3: the candidate commit controls its gate profile. Hostile documents are
+// generated here, not committed.
+TEST(GateProfile, BillionLaughsIsRefusedNamingTheFile) {
+  // 9 levels of 10 aliases each: 10^9 nodes expanded from ~1 KB of text.
+  std::string yaml = "schema: gate-profile/1\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i <= 9; ++i) {
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) yaml += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    yaml += "]\n";
+  }
+  yaml += "gates: {parity: {cases: *a9}}\n";
+  ASSERT_LT(yaml.size(), 2048u);
+  const std::string e = error_of(yaml);
+  EXPECT_NE(e.find("p.yaml"), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 100000 nodes"), std::string::npos) << e;
+}
+
+TEST(GateProfile, DuplicateKeysAreRefusedWithBothLines) {
+  const std::string e = error_of("schema: gate-profile/1\ngates:\n  parity: {max_rel_dev: 1.0e-3}\n  parity: {max_rel_dev: 1.0}\n");
+  EXPECT_NE(e.find("p.yaml: line 4: duplicate key 'parity' (first on line 3)"), std::string::npos) << e;
+  const std::string nested = error_of("schema: gate-profile/1\ngates:\n  ab: {required: true, required: false}\n");
+  EXPECT_NE(nested.find("duplicate key 'required'"), std::string::npos) << nested;
+}
+
+TEST(GateProfile, MissingAndMistypedKeysNameTheLine) {
+  EXPECT_NE(error_of("schema: gate-profile/1\nwaivers: []\n").find("p.yaml: line 1: required key 'gates' is missing"), std::string::npos);
+  const std::string waiver = error_of("schema: gate-profile/1\ngates: {}\nwaivers:\n  - reason: because\n    match: '*'\n");
+  EXPECT_NE(waiver.find("p.yaml: line 4: waivers[0]: required key 'gate' is missing"), std::string::npos) << waiver;
+  const std::string unknown = error_of("schema: gate-profile/1\ngates:\n  parity: {}\n  \"speed\\e[2J\": {}\n");  // \e: ESC
+  EXPECT_NE(unknown.find("p.yaml: line 4: gates.speed\\x1b[2J: unknown gate"), std::string::npos) << unknown;
+  // A strict parse refuses this at load (core/profile_schema.h); a non-strict one (a baseline's
+  // older profile) leaves it to the gate that reads it, which still names the line.
+  const auto p = GateProfile::parse("schema: gate-profile/1\ngates:\n  parity:\n    max_rel_dev: lots\n", "p.yaml", false);
   try {
     p.number("parity", "max_rel_dev", 1);
     FAIL();
   } catch (const pfx::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("gates.parity.max_rel_dev: expected a number"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("p.yaml: line 4: gates.parity.max_rel_dev: expected a number"), std::string::npos) << e.what();
   }
 }
 
@@ -105,43 +134,4 @@ TEST(GateProfile, WaiversMatchByGlob) {
   EXPECT_EQ(p.waiver_for("greedy", "q6k-lily")->reason, "r40 reorders the q6_K sum");
   EXPECT_EQ(p.waiver_for("greedy", "q4km-lily"), nullptr);
   EXPECT_EQ(p.waiver_for("parity", "q6k-lily"), nullptr);
-}
-
-TEST(ProfileDiff, IdenticalHasNoChanges) {
-  const auto a = yaml_to_json(kBase, "a");
-  EXPECT_TRUE(diff_profiles(a, a).empty());
-}
-
-TEST(ProfileDiff, LoosenedThresholdsAndNewWaiversAreFlagged) {
-  const auto a = yaml_to_json(kBase, "a");
-  auto b = a;
-  b["gates"]["parity"]["max_rel_dev"] = 1e-1;          // raised max: loosened
-  b["gates"]["accuracy"]["min_top1"] = 0.5;             // lowered min: loosened
-  b["gates"]["accuracy"]["max_nmse"] = 1e-5;            // tightened: listed, not loosened
-  b["gates"]["greedy"]["tokens"] = 8;                   // checks less
-  b["gates"]["ab"]["required"] = false;                 // turned off
-  b["gates"]["parity"]["cases"].erase(1);               // case dropped
-  b["waivers"].push_back({{"gate", "greedy"}, {"reason", "intended"}});
-  const auto changes = diff_profiles(a, b);
-  auto find = [&](const std::string& key) -> const ProfileChange* {
-    for (const auto& c : changes)
-      if (c.key == key) return &c;
-    return nullptr;
-  };
-  ASSERT_NE(find("gates.parity.max_rel_dev"), nullptr);
-  EXPECT_TRUE(find("gates.parity.max_rel_dev")->loosened);
-  EXPECT_EQ(find("gates.parity.max_rel_dev")->note, "limit raised");
-  EXPECT_TRUE(find("gates.accuracy.min_top1")->loosened);
-  ASSERT_NE(find("gates.accuracy.max_nmse"), nullptr);
-  EXPECT_FALSE(find("gates.accuracy.max_nmse")->loosened);
-  EXPECT_TRUE(find("gates.greedy.tokens")->loosened);
-  EXPECT_TRUE(find("gates.ab.required")->loosened);
-  bool case_removed = false, waiver = false;
-  for (const auto& c : changes) {
-    case_removed |= c.key.find("gates.parity.cases[b]") == 0 && c.loosened && c.kind == "removed";
-    waiver |= c.key == "waivers.greedy:*" && c.loosened && c.note == "new waiver" && c.after == "\"intended\"";
-  }
-  EXPECT_TRUE(case_removed);
-  EXPECT_TRUE(waiver);
-  EXPECT_TRUE(changes.front().loosened);  // loosened first
 }

@@ -3,9 +3,11 @@
 // report says about it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "throwaway_repo.h"
+#include "util/file_lock.h"
 #include "util/fixtures.h"
 
 namespace fs = std::filesystem;
@@ -293,7 +295,7 @@ TEST(LandingE2E, PrebuiltBuildsOnAHostWithoutGit) {
   ProcessSpec s;
   s.argv = {PFX_LANDING_EXE, "gate", "parity", "ab", "--baseline-build", (host / "builds/base").string(), "--candidate-build",
             (host / "builds/cand").string(), "--baseline-id", base_id, "--candidate-id", cand_id, "--gates", "landing.yaml",
-            "--out", (host / "results").string()};
+            "--out", (host / "results").string(), "--harness", PFX_LANDING_EXE};
   s.cwd = host;
   s.env = {{"FAKE_PREFILL_CUDA", "1"}, {"PFX_FIXTURES", pfx::fixtures_dir().string()}};
   s.timeout_s = 300;
@@ -346,9 +348,57 @@ TEST(LandingE2E, UsageAndToolErrorsHaveTheirOwnExitCodes) {
   repo.write("landing.yaml", "schema: gate-profile/1\ngates: {speed: {}}\n");
   repo.commit("broken profile");
   const auto bad_profile = repo.run("HEAD", "HEAD");
-  EXPECT_EQ(bad_profile.exit_code, 5);
+  EXPECT_EQ(bad_profile.exit_code, 4) << "an invalid gate profile is a usage error";
   EXPECT_TRUE(has(bad_profile.err, "gates.speed: unknown gate")) << bad_profile.err;
   const auto help = repo.landing({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(has(help.out, "2  INCOMPLETE"));
+}
+
+// Issue 12, item 5: a cached build is trusted only when the binary's own `--version --json`
+// commit is the one asked for; one run at a time builds into .landing/build/<id> (a flock on
+// <id>.lock); every run has scratch of its own under .landing/work.
+TEST(LandingE2E, BuildCacheVerifiedByCommitLockedAndScratchPerRun) {
+  ThrowawayRepo repo("cache");
+  const std::string sha = repo.git({"rev-parse", "HEAD"}).out.substr(0, 40);
+  const std::string id = sha.substr(0, 12);
+  const std::vector<std::string> gate = {"gate", "greedy", "--baseline", "HEAD", "--candidate", "HEAD", "--gates", "landing.yaml"};
+  const auto first = repo.landing(gate);
+  ASSERT_EQ(first.exit_code, 0) << why(first);
+  const fs::path build = repo.dir() / ".landing" / "build" / id;
+  ASSERT_EQ(slurp(build / "engine/cli/commit.txt"), sha);  // the fake stamps its commit like a real build
+
+  // A build folder whose binary is another commit's (a stale copy, a clobbered cache): rebuilt.
+  repo.write(".landing/build/" + id + "/engine/cli/commit.txt", std::string(40, '0'));
+  const auto stale = repo.landing(gate);
+  ASSERT_EQ(stale.exit_code, 0) << why(stale);
+  EXPECT_TRUE(has(stale.err, "says commit '" + std::string(40, '0') + "'")) << stale.err;
+  EXPECT_TRUE(has(stale.err, "not " + sha + ": rebuilding")) << stale.err;
+  EXPECT_EQ(slurp(build / "engine/cli/commit.txt"), sha);
+  const auto again = repo.landing(gate);
+  EXPECT_TRUE(has(again.err, "cached build")) << again.err;
+
+  // Another run holding the build lock: this one waits (and says so) instead of building alongside.
+  {
+    const pfx::FileLock held(build.string() + ".lock");
+    ProcessSpec s;
+    s.argv = {PFX_LANDING_EXE};
+    s.argv.insert(s.argv.end(), gate.begin(), gate.end());
+    s.cwd = repo.dir();
+    s.env["PFX_FIXTURES"] = pfx::fixtures_dir().string();
+    s.timeout_s = 4;
+    const auto waiting = run_process(s);
+    EXPECT_TRUE(waiting.timed_out) << why(waiting);
+    EXPECT_TRUE(has(waiting.err, id + ".lock; waiting for it")) << waiting.err;
+  }
+
+  // Three runs got past the build, three scratch folders: <id>-<unix time>-<pid>-<random>.
+  size_t runs = 0;
+  for (const auto& e : fs::directory_iterator(repo.dir() / ".landing" / "work")) {
+    EXPECT_EQ(e.path().filename().string().rfind(id + "-", 0), 0u) << e.path();
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(std::count(name.begin(), name.end(), '-'), 3) << name;
+    ++runs;
+  }
+  EXPECT_EQ(runs, 3u);
 }

@@ -27,7 +27,8 @@ class ThrowawayRepo {
   std::string commit(const std::string& message) const;  // returns the short SHA
   pfx::ProcessResult git(const std::vector<std::string>& args) const;
 
-  // Runs `landing ARGS...` in the repository (PFX_FIXTURES set); `env` adds variables.
+  // Runs `landing ARGS...` in the repository (PFX_FIXTURES set; `run` and `gate` get
+  // `--harness <this landing>`, the throwaway builds having none); `env` adds variables.
   pfx::ProcessResult landing(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const;
   // landing run --baseline B --candidate C --gates landing.yaml
   pfx::ProcessResult run(const std::string& baseline, const std::string& candidate,

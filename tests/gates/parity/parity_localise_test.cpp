@@ -2,7 +2,9 @@
 // path whose residual parts from the generic one at layer 2 gets "first diverging layer blk.2"
 // in its check and the gate's evidence; passing cases cost no extra runs; an engine without
 // --dump-residual, a failing dump run or a rerun that does not reproduce only add a note, never
-// change the verdict; only the first two failing cases are localised.
+// change the verdict; only the first two failing cases are localised. And the GEMM variants: every
+// case reruns on each non-default `--gemm` variant the build offers (issue 9 hole 5: no gate ran
+// the fused GEMM), so a fault planted in one variant alone fails its own check.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -40,15 +42,15 @@ class ParityLocaliseTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  GateResult run(const json& behaviour, const std::string& cases = kTwoCases) {
+  GateResult run(const json& behaviour, const std::string& cases = kTwoCases, const std::string& settings = "") {
     std::ofstream(root_ / "bin" / "behaviour.json") << behaviour.dump();
     fs::remove(root_ / "bin" / "calls.log");
     fs::remove_all(root_ / "work");
     const auto profile = GateProfile::parse("schema: gate-profile/1\nmodels:\n  m: {path: " + (root_ / "model.gguf").string() +
-                                                "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n    cases:" + cases + "\n",
+                                                "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n" + settings + "    cases:" + cases + "\n",
                                             "test-profile.yaml");
-    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "base");
-    const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "cand");
+    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "ba5eba5eba5e");
+    const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "ca4d1da7e000");
     const Progress progress(true);
     ModelStore models(profile, cand, root_, root_ / "cache", progress);
     const GateContext ctx{"parity", profile, base, cand, root_, root_ / "cache", root_, root_ / "work",
@@ -151,4 +153,39 @@ TEST_F(ParityLocaliseTest, OnlyTheFirstTwoFailingCasesAreLocalised) {
   EXPECT_FALSE(has(r.checks[2].reason, "diverging")) << r.checks[2].reason;
   EXPECT_EQ(r.checks[2].metrics.at("localisation").at("status"), "not attempted");
   EXPECT_EQ(dump_calls(), 4);
+}
+
+TEST_F(ParityLocaliseTest, FaultInOneGemmVariantAloneFailsItsCheck) {
+  // The default variant (first listed) is clean; only `fused` is wrong.
+  const auto r = run({{"gemm_variants", {"pipelined", "fused"}}, {"perturb_gemm", {{"fused", 5e-3}}}, {"residual_dump", false}});
+  ASSERT_EQ(r.status, Status::Fail) << r.reason;
+  ASSERT_EQ(r.checks.size(), 4u);  // hello, hello gemm=fused, ids, ids gemm=fused
+  EXPECT_EQ(r.checks[0].name, "hello");
+  EXPECT_EQ(r.checks[0].status, Status::Pass);
+  EXPECT_EQ(r.checks[1].name, "hello gemm=fused");
+  EXPECT_EQ(r.checks[1].status, Status::Fail);
+  EXPECT_TRUE(has(r.checks[1].command, "--gemm fused")) << r.checks[1].command;
+  EXPECT_EQ(r.checks[3].name, "ids gemm=fused");
+  EXPECT_EQ(r.checks[3].status, Status::Fail);
+  EXPECT_TRUE(has(r.evidence, "GEMM variants: pipelined (default) on every case, fused on 2 cases")) << r.evidence;
+}
+
+TEST_F(ParityLocaliseTest, GemmVariantCasesAndNamedVariantsAreHonoured) {
+  // Only `ids` reruns on the variants; a variant the build does not offer is a FAIL of its own.
+  const auto r = run({{"gemm_variants", {"pipelined", "fused"}}}, kTwoCases,
+                     "    gemm_variants: [fused, tiled]\n    gemm_variant_cases: [ids]\n");
+  ASSERT_EQ(r.status, Status::Fail) << r.reason;
+  std::vector<std::string> names;
+  for (const auto& c : r.checks) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm=tiled", "hello", "ids", "ids gemm=fused"}));
+  EXPECT_EQ(r.checks[0].status, Status::Fail);
+  EXPECT_TRUE(has(r.checks[0].reason, "'tiled'")) << r.checks[0].reason;
+  for (size_t k = 1; k < r.checks.size(); ++k) EXPECT_EQ(r.checks[k].status, Status::Pass) << r.checks[k].name;
+}
+
+TEST_F(ParityLocaliseTest, ABuildWithoutGemmVariantsRunsItsOneFastPath) {
+  const auto r = run(json::object());
+  ASSERT_EQ(r.status, Status::Pass) << r.reason << " " << r.evidence;
+  EXPECT_EQ(r.checks.size(), 2u);
+  EXPECT_TRUE(has(r.evidence, "the candidate lists no gemm_variants")) << r.evidence;
 }

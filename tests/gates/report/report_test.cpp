@@ -1,4 +1,4 @@
-// Report formats, pinned: Markdown shaped like the seed (§4 one line per gate with evidence, §5
+// Report formats, pinned: Markdown shaped like the seed (the before-merge task list, §4 a list item per gate with evidence, §5
 // before → after with Δ%, loosened profile keys highlighted, environment), JSON round trip,
 // JUnit (parsed back with the suite gate's reader), the ledger's ids, order and links, checklist.
 #include <gtest/gtest.h>
@@ -35,21 +35,28 @@ TEST(Markdown, SeedShapedSections) {
   EXPECT_EQ(r.verdict, Verdict::Fail);
   const auto md = render_markdown(r);
   EXPECT_TRUE(has(md, "# 42 · landing f2b9e54aaaaa vs 0c1d2e3f4a5b — FAIL")) << md;
-  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · (latest)"));
+  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · [Trends](../index.html) · (latest)"));
   EXPECT_TRUE(has(md, "Result: pp512 tok/s 1568.7 → 1777.5 (+13.3%)"));
   EXPECT_TRUE(has(md, "## 4. Verification"));
-  EXPECT_TRUE(has(md, "• ❌ **parity FAIL**: logits fast vs generic (cuda): max rel dev 4.00e-03"));
-  EXPECT_TRUE(has(md, "• ⚠️ **greedy WAIVED**"));
+  EXPECT_LT(md.find("## Before merge"), md.find("## 4. Verification"));
+  EXPECT_TRUE(has(md, "- [ ] ❌ **parity FAIL** — fix — "));
+  EXPECT_TRUE(has(md, "- [x] ✅ **ptxas PASS**\n"));
+  EXPECT_TRUE(has(md, "- [ ] ⚠️ **greedy WAIVED** — reviewer approves the waiver(s)"));
+  EXPECT_TRUE(has(md, "- [ ] ⚠️ **gate profile** — approve gates.parity.max_rel_dev"));
+  EXPECT_TRUE(has(md, "<details open><summary><b>parity</b> — FAIL: "));
+  EXPECT_TRUE(has(md, "<details><summary><b>ptxas</b> — PASS: "));
+  EXPECT_TRUE(has(md, "- ❌ **parity FAIL**: logits fast vs generic (cuda): max rel dev 4.00e-03"));
+  EXPECT_TRUE(has(md, "- ⚠️ **greedy WAIVED**"));
   EXPECT_TRUE(has(md, "WAIVED q6k-lily: first divergence at generated token 17 — waiver: \"r40 reorders the q6_K sum\""));
-  EXPECT_TRUE(has(md, "• ⏭️ **accuracy SKIPPED**: unavailable here (exit 3): no usable CUDA GPU"));
-  EXPECT_TRUE(has(md, "• ✅ **ptxas PASS**: 1 kernels, max 87 regs"));
-  EXPECT_TRUE(has(md, "• ✅ **suite PASS**: suite 166/0/3 (passed/failed/skipped)"));
+  EXPECT_TRUE(has(md, "- ⏭️ **accuracy SKIPPED**: unavailable here (exit 3): no usable CUDA GPU"));
+  EXPECT_TRUE(has(md, "- ✅ **ptxas PASS**: 1 kernels, max 87 regs"));
+  EXPECT_TRUE(has(md, "- ✅ **suite PASS**: suite 166/0/0 (passed/failed/skipped)"));
   EXPECT_TRUE(has(md, "reproduce: `landing gate parity --baseline 0c1d2e3f4a5b"));
   EXPECT_TRUE(has(md, "## 5. Results"));
   EXPECT_TRUE(has(md, "| whole prefill pp512 tok/s (A/B median) | 1568.7 | 1777.5 | +13.3% |"));
   EXPECT_TRUE(has(md, "| kernel k_gemm_q6k_bt (ns) | 2,549,248 | 2,046,848 | -19.7% |"));
   EXPECT_TRUE(has(md, "| regs / blocks per SM k_gemm_q6k_bt | 85 / 2 | 87 / 2 | +2 regs |"));
-  EXPECT_TRUE(has(md, "| suite passed/failed/skipped |  | 166/0/3 |  |"));
+  EXPECT_TRUE(has(md, "| suite passed/failed/skipped |  | 166/0/0 |  |"));
   EXPECT_TRUE(has(md, "**2 LOOSENED**"));
   EXPECT_TRUE(has(md, "| **gates.parity.max_rel_dev** | 0.001 | 0.1 | ⚠️ **LOOSENED: limit raised** |"));
   EXPECT_TRUE(has(md, "⚠️ **LOOSENED: new waiver**"));
@@ -69,14 +76,27 @@ TEST(LandingJson, RoundTripsEveryField) {
   EXPECT_THROW(landing_record_from_json(bad, "landing.json"), pfx::Error);
 }
 
-TEST(JUnitOut, OneTestCasePerGateReadableBack) {
+TEST(JUnitOut, OneTestCasePerCheckReadableBack) {
   auto r = sample_record();
   r.enabled_gates.push_back("ab");  // present: no duplicate "not run" case
+  size_t cases = 0;
+  int failed = 0;
+  for (const auto& g : r.gates) {
+    cases += g.checks.empty() ? 1 : g.checks.size();
+    for (const auto& c : g.checks) failed += c.status == Status::Fail;
+    if (g.checks.empty()) failed += g.status == Status::Fail;
+  }
   const auto rep = parse_junit(render_junit(r), "junit.xml");
-  EXPECT_EQ(rep.cases.size(), 7u);
-  EXPECT_EQ(rep.failed, 1);   // parity
-  EXPECT_EQ(rep.skipped, 1);  // accuracy
-  EXPECT_EQ(rep.passed, 5);   // greedy (waived) counts as passed
+  EXPECT_EQ(rep.cases.size(), cases);
+  EXPECT_EQ(rep.failed, failed);
+  for (const auto& c : rep.cases) {
+    EXPECT_FALSE(c.classname.empty());
+    EXPECT_EQ(c.suite, c.classname);  // a testsuite per gate, classname = the gate
+  }
+  const auto xml = render_junit(r);
+  EXPECT_TRUE(has(xml, "<failure type=\"FAIL\" message=\""));
+  EXPECT_TRUE(has(xml, "<skipped message=\"SKIPPED: "));
+  EXPECT_TRUE(has(xml, "<testsuite name=\"parity\" package=\"landing\""));
 }
 
 TEST(Html, SelfContainedWithCharts) {
@@ -100,31 +120,31 @@ TEST(Ledger, NeverOverwritesNumbersAndLinks) {
   {
     Ledger ledger(dir);
     auto a = sample_record();
-    a.id = ledger.reserve("abc");
-    EXPECT_EQ(a.id, "abc");
+    a.id = ledger.reserve("abcdef0");
+    EXPECT_EQ(a.id, "abcdef0");
     ledger.append(a);
     auto b = sample_record();
     b.verdict = Verdict::Pass;
-    b.id = ledger.reserve("abc");
-    EXPECT_EQ(b.id, "abc-2");
+    b.id = ledger.reserve("abcdef0");
+    EXPECT_EQ(b.id, "abcdef0-2");
     ledger.append(b);
     EXPECT_EQ(a.seq, 1);
     EXPECT_EQ(b.seq, 2);
-    EXPECT_EQ(b.prev, "abc");
-    EXPECT_EQ(*ledger.find("abc"), "abc");
-    EXPECT_EQ(*ledger.latest(), "abc-2");
+    EXPECT_EQ(b.prev, "abcdef0");
+    EXPECT_EQ(*ledger.find("abcdef0"), "abcdef0");
+    EXPECT_EQ(*ledger.latest(), "abcdef0-2");
   }
-  const auto first = read_landing_record(dir / "abc" / "landing.json");
-  EXPECT_EQ(first.next, "abc-2");
-  EXPECT_TRUE(has(slurp(dir / "abc" / "landing.md"), "[2 · abc-2](../abc-2/landing.md) →"));
+  const auto first = read_landing_record(dir / "abcdef0" / "landing.json");
+  EXPECT_EQ(first.next, "abcdef0-2");
+  EXPECT_TRUE(has(slurp(dir / "abcdef0" / "landing.md"), "[2 · abcdef0-2](../abcdef0-2/landing.md) →"));
   const auto index = slurp(dir / "index.md");
-  const auto p2 = index.find("[abc-2]"), p1 = index.find("[abc]");
+  const auto p2 = index.find("[abcdef0-2]"), p1 = index.find("[abcdef0]");
   ASSERT_NE(p2, std::string::npos);
   ASSERT_NE(p1, std::string::npos);
   EXPECT_LT(p2, p1);  // newest first
   EXPECT_TRUE(has(index, "pp512 tok/s 1568.7 → 1777.5 (+13.3%)"));
   EXPECT_TRUE(has(index, "  - ❌ parity: 1 of 2 checks failed"));
-  for (const char* f : {"landing.json", "landing.md", "landing.html", "junit.xml"}) EXPECT_TRUE(fs::exists(dir / "abc-2" / f)) << f;
+  for (const char* f : {"landing.json", "landing.md", "landing.html", "junit.xml"}) EXPECT_TRUE(fs::exists(dir / "abcdef0-2" / f)) << f;
   fs::remove_all(dir);
 }
 

@@ -1,7 +1,7 @@
 // The timing gate's judgement on the tracer's recorded traces (tests/gates/trace/data: engine_a
 // is the "baseline", engine_b the "candidate": k_gemm_q4k 2,000 → 1,500 ns per launch, k_gemm_fused
-// replaced by k_gemm_fused_v2): per-kernel and per-role deltas per prefill pass, kernels added and
-// removed, and role budgets that fail only beyond noise.
+// replaced by k_gemm_fused_v2): per-kernel and per-role deltas per prefill pass from 5 repetitions,
+// kernels added and removed, significance, and role budgets judged on the interval's bound.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -30,7 +30,7 @@ TEST(TimingGate, PerKernelAndPerRoleDeltasFromRecordedTraces) {
   const auto d = pfx::trace::diff_summaries(load("engine_a.trace.json"), load("engine_b.trace.json"));
   GateResult r;
   r.gate = "timing";
-  judge_timing_model(r, "toy", {d, d, d}, json::array(), "p.yaml", 512);
+  judge_timing_model(r, "toy", {d, d, d, d, d}, TimingSettings{}, 512);
   settle_from_checks(r);
   EXPECT_EQ(r.status, Status::Pass);
   const auto& m = r.details["models"][0];
@@ -40,24 +40,28 @@ TEST(TimingGate, PerKernelAndPerRoleDeltasFromRecordedTraces) {
   EXPECT_DOUBLE_EQ((*q4k)["baseline_ns"].get<double>(), 4000);   // two attn_v launches per pass
   EXPECT_DOUBLE_EQ((*q4k)["candidate_ns"].get<double>(), 3000);
   EXPECT_DOUBLE_EQ((*q4k)["delta_pct"].get<double>(), -25.0);
-  EXPECT_DOUBLE_EQ((*q4k)["noise_pct"].get<double>(), 0.0);
+  EXPECT_EQ((*q4k)["verdict"], "FASTER");  // 5 of 5 repetitions apart (tied within each side)
+  EXPECT_LT((*q4k)["p_value"].get<double>(), 0.05);
   ASSERT_NE(row(m["kernels"], "k_gemm_fused_v2(float const*, float*, int)"), nullptr);
   EXPECT_EQ((*row(m["kernels"], "k_gemm_fused_v2(float const*, float*, int)"))["status"], "added");
   EXPECT_EQ((*row(m["kernels"], "k_gemm_fused(float const*, float*, int)"))["status"], "removed");
   const json* attn_v = row(m["roles"], "attn_v");
   ASSERT_NE(attn_v, nullptr);
   EXPECT_DOUBLE_EQ((*attn_v)["delta_pct"].get<double>(), -25.0);
-  const auto ev = r.details["model_evidence"][0].get<std::string>();
-  EXPECT_NE(ev.find("k_gemm_q4k(float const*, float*, int) 4,000 → 3,000 ns (-25.0%)"), std::string::npos) << ev;
+  const auto ev = m["evidence"].get<std::string>();
+  EXPECT_NE(ev.find("top movers (α 0.05): k_gemm_q4k(float const*, float*, int) 4,000 → 3,000 ns (-25.0%, p="), std::string::npos) << ev;
   EXPECT_NE(ev.find("kernels added 1, removed"), std::string::npos) << ev;
 }
 
-TEST(TimingGate, RoleBudgetFailsOnlyBeyondNoise) {
+TEST(TimingGate, RoleBudgetFailsOnTheIntervalBound) {
   // Reversed: the "candidate" is the slower engine_a, attn_v +33%.
   const auto slower = pfx::trace::diff_summaries(load("engine_b.trace.json"), load("engine_a.trace.json"));
+  TimingSettings tight, generous;
+  tight.role_budgets = json::parse(R"([{"role":"attn_v","max_regression_pct":5}])");
+  generous.role_budgets = json::parse(R"([{"role":"attn*","max_regression_pct":50}])");
   GateResult r;
   r.gate = "timing";
-  judge_timing_model(r, "toy", {slower}, json::parse(R"([{"role":"attn_v","max_regression_pct":5}])"), "p.yaml", 512);
+  judge_timing_model(r, "toy", {slower, slower, slower, slower, slower}, tight, 512);
   settle_from_checks(r);
   EXPECT_EQ(r.status, Status::Fail);
   bool found = false;
@@ -65,18 +69,29 @@ TEST(TimingGate, RoleBudgetFailsOnlyBeyondNoise) {
     if (c.name == "toy role attn_v") {
       found = true;
       EXPECT_EQ(c.status, Status::Fail);
-      EXPECT_NE(c.reason.find("+33.3% > budget 5.0%"), std::string::npos) << c.reason;
+      EXPECT_NE(c.reason.find("+33.3% (95.0% CI +33.3%..+33.3%) beyond budget +5.0%"), std::string::npos) << c.reason;
     }
   EXPECT_TRUE(found);
   // A generous budget passes; an empty trace pair checks nothing and fails.
   GateResult ok;
   ok.gate = "timing";
-  judge_timing_model(ok, "toy", {slower}, json::parse(R"([{"role":"attn*","max_regression_pct":50}])"), "p.yaml", 512);
+  judge_timing_model(ok, "toy", {slower, slower, slower, slower, slower}, generous, 512);
   settle_from_checks(ok);
   EXPECT_EQ(ok.status, Status::Pass);
   GateResult none;
   none.gate = "timing";
-  judge_timing_model(none, "toy", {}, json::array(), "p.yaml", 512);
+  judge_timing_model(none, "toy", {}, TimingSettings{}, 512);
   settle_from_checks(none);
   EXPECT_EQ(none.status, Status::Fail);
+}
+
+TEST(TimingGate, SameBuildTwiceIsNoSignificantChange) {
+  const auto same = pfx::trace::diff_summaries(load("engine_a.trace.json"), load("engine_a.trace.json"));
+  GateResult r;
+  r.gate = "timing";
+  judge_timing_model(r, "toy", {same, same, same, same, same}, TimingSettings{}, 512);
+  settle_from_checks(r);
+  EXPECT_EQ(r.status, Status::Pass);
+  EXPECT_TRUE(r.details["models"][0]["movers"].empty());
+  EXPECT_NE(r.details["models"][0]["evidence"].get<std::string>().find("no significant change"), std::string::npos);
 }

@@ -2,6 +2,7 @@
 // bad files, and the launcher on a program that never touches CUDA (no GPU or library needed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -72,6 +73,15 @@ TEST(TraceCli, BadInputNamesTheFile) {
   r = run_cli({"diff", data_file("engine_a.trace.json").string(), (dir / "nope.json").string()});
   EXPECT_EQ(r.code, kTraceBadInput);
   EXPECT_NE(r.err.find("nope.json: cannot open trace"), std::string::npos) << r.err;
+}
+
+// Issue 12, item 6: a name with terminal controls (here the file's) is printed escaped.
+TEST(TraceCli, ErrorsPrintUntrustedBytesEscaped) {
+  ScratchDir dir;
+  const CliResult r = run_cli({"summarize", (dir / "evil\x1b]0;owned\x07.json").string()});
+  EXPECT_EQ(r.code, kTraceBadInput);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("evil\\x1b]0;owned\\x07.json: cannot open trace"), std::string::npos) << r.err;
 }
 
 TEST(TraceCli, UsageErrors) {
@@ -172,6 +182,46 @@ TEST(TraceCli, FindsTheLibraryFromEnvironmentOrFailsClearly) {
   setenv(kEnvLibrary, (dir / "gone.so").c_str(), 1);
   EXPECT_THROW(find_injection_library(std::nullopt), Error);
   unsetenv(kEnvLibrary);
+}
+
+}  // namespace
+}  // namespace pfx::trace
+
+namespace pfx::trace {
+namespace {
+
+// `export --format perfetto`: Chrome trace-event JSON with a kernels track and an NVTX ranges track
+// per stream, a slice per kernel and per range; `--format csv`: a header and one row per kernel.
+TEST(TraceCli, ExportPerfettoAndCsv) {
+  const std::string trace = data_file("h200_tiny_prefill.trace.json").string();
+  const Trace t = load_trace(trace);
+  CliResult r = run_cli({"export", trace, "--format", "perfetto"});
+  ASSERT_EQ(r.code, kTraceOk) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("traceEvents"));
+  size_t kernels = 0, ranges = 0;
+  std::vector<std::string> tracks;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e.value("cat", "") == "kernel") ++kernels;
+    else if (e["ph"] == "X") ++ranges;
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.push_back(e["args"]["name"]);
+  }
+  EXPECT_EQ(kernels, t.kernels.size());
+  EXPECT_GT(ranges, 0u);
+  EXPECT_NE(std::find(tracks.begin(), tracks.end(), "stream 13 kernels"), tracks.end());
+  EXPECT_NE(std::find(tracks.begin(), tracks.end(), "stream 13 NVTX ranges"), tracks.end());
+  r = run_cli({"export", trace, "--format", "csv"});
+  ASSERT_EQ(r.code, kTraceOk) << r.err;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("name,device,stream,start_ns,end_ns,duration_ns", 0), 0u) << line;
+  size_t rows = 0;
+  while (std::getline(csv, line)) rows += !line.empty();
+  EXPECT_EQ(rows, t.kernels.size());
+  EXPECT_EQ(run_cli({"export", trace}).code, kTraceUsage);
+  EXPECT_EQ(run_cli({"export", trace, "--format", "svg"}).code, kTraceUsage);
+  EXPECT_EQ(run_cli({"export", "no-such.json", "--format", "csv"}).code, kTraceBadInput);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// gemm_bench: times every fast-GEMM variant at the llama-2-7B prefill shapes beside cuBLAS on
+// gemm_bench: times every fast-GEMM variant (gemm_fast's staged kernels and gemm_ws, the
+// warp-specialized one on repacked weights) at the llama-2-7B prefill shapes beside cuBLAS on
 // fp16 weights (the ceiling) and the generic path (dequant_to_f16 + cuBLAS), and the decode
 // mat-vec. Not a test: it checks nothing but CUDA errors. CUDA events around each launch, 3
 // warm-up launches, then the median of --reps launches, each on the next of several input sets
@@ -23,9 +24,10 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_variants.h"
+#include "kernels/gemm_ws.h"
 #include "kernels/kernels.h"
 
-namespace pfx::kern::bench {
+namespace pfx::kernels::bench {
 namespace {
 
 using test::kQ4K;
@@ -135,6 +137,7 @@ class Bench {
     }
     DevMem y(static_cast<size_t>(T_max * N * 4));
     DevMem scratch16(w16bytes);  // the generic path's dequantized weight
+    std::vector<std::unique_ptr<DevMem>> packed;  // gemm_ws's repacked weight sets, made on first use
     const std::string tn = test::type_name(type);
     const auto& variants = gemm_fast_variants(type);
     for (int64_t T : Ts) {
@@ -149,6 +152,36 @@ class Bench {
         record(tn, variants[v].name, T, N, K, us);
         if (us < best) best = us, best_name = variants[v].name;
       }
+      // gemm_ws on repacked copies of the same weight sets.
+      double best_ws = 1e30;
+      std::string best_ws_name;
+      const auto& ws_variants = gemm_ws_variants(type);
+      for (size_t v = 0; v < ws_variants.size(); ++v) {
+        if (!test::variant_selected(ws_variants[v].name)) continue;
+        if (packed.empty())
+          for (int i = 0; i < nsets; ++i) {
+            packed.push_back(std::make_unique<DevMem>(static_cast<size_t>(gemm_ws_repacked_bytes(type, N, K))));
+            gemm_ws_repack({w[static_cast<size_t>(i)]->p, type, N, K}, packed.back()->p, stream_);
+          }
+        const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
+          gemm_ws_variant(static_cast<int>(v), {packed[static_cast<size_t>(s)]->p, type, N, K, false},
+                          x[static_cast<size_t>(s)]->as<uint16_t>(), T, y.p, GemmEpilogue::StoreF32, stream_);
+        });
+        record(tn, ws_variants[v].name, T, N, K, us);
+        if (us < best_ws) best_ws = us, best_ws_name = ws_variants[v].name;
+      }
+      if (!packed.empty()) {
+        // The picked variant with the residual-add epilogue (attn_output, ffn_down): y += X·Wᵀ.
+        const int pv = gemm_ws_pick_variant(type, T, N);
+        const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
+          gemm_ws_variant(pv, {packed[static_cast<size_t>(s)]->p, type, N, K, false},
+                          x[static_cast<size_t>(s)]->as<uint16_t>(), T, y.p, GemmEpilogue::AccumulateF32, stream_);
+        });
+        record(tn, std::string(ws_variants[static_cast<size_t>(pv)].name) + " accumulate", T, N, K, us);
+      }
+      if (!best_ws_name.empty() &&
+          best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name)
+        best_ws_name += " (pick " + std::string(ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name) + ")";
       const int pick = gemm_fast_pick_variant(type, T, N, K);
       const double us_cublas = time_median_us(stream_, nsets16, opt_.reps, [&](int s) {
         cublas_gemm(w16[static_cast<size_t>(s)]->as<uint16_t>(), x[static_cast<size_t>(s)]->as<uint16_t>(), y.as<float>(), T, N, K);
@@ -159,8 +192,8 @@ class Bench {
         cublas_gemm(scratch16.as<uint16_t>(), x[static_cast<size_t>(s)]->as<uint16_t>(), y.as<float>(), T, N, K);
       });
       record(tn, "generic(dequant+cublas)", T, N, K, us_generic);
-      summary_.push_back({tn, best_name + (best_name == variants[static_cast<size_t>(pick)].name ? "" : " (pick " + std::string(variants[static_cast<size_t>(pick)].name) + ")"), T, N, K, best, us_cublas, us_generic});
-      best_us_[key(type, T, N, K)] = best;
+      summary_.push_back({tn, best_name + (best_name == variants[static_cast<size_t>(pick)].name ? "" : " (pick " + std::string(variants[static_cast<size_t>(pick)].name) + ")"), T, N, K, best, us_cublas, us_generic, best_ws_name, best_ws});
+      best_us_[key(type, T, N, K)] = std::min(best, best_ws);
     }
   }
 
@@ -180,6 +213,7 @@ class Bench {
       CUDA_CHECK(cudaMemcpy(xd.back()->p, xh.data(), xh.size() * 2, cudaMemcpyHostToDevice));
     }
     DevMem a(static_cast<size_t>(T_max * N * 2));
+    std::vector<std::unique_ptr<DevMem>> packed;  // gemm_ws's interleaved repacks, made on first use
     const auto& variants = gemm_fast_variants(kQ4K);
     for (int64_t T : Ts) {
       double best = 1e30;
@@ -192,6 +226,23 @@ class Bench {
         });
         // FLOPs of both GEMMs.
         record("q4_K", std::string("swiglu ") + variants[v].name, T, 2 * N, K, us);
+        best = std::min(best, us);
+      }
+      // gemm_ws on an interleaved gate/up repack of each set.
+      const auto& ws_variants = gemm_ws_variants(kQ4K);
+      for (size_t v = 0; v < ws_variants.size(); ++v) {
+        if (!test::variant_selected(ws_variants[v].name)) continue;
+        if (packed.empty())
+          for (int i = 0; i < nsets; ++i) {
+            packed.push_back(std::make_unique<DevMem>(static_cast<size_t>(gemm_ws_repacked_bytes(kQ4K, N, K, true))));
+            gemm_ws_repack_swiglu({gd[static_cast<size_t>(i)]->p, kQ4K, N, K}, {ud[static_cast<size_t>(i)]->p, kQ4K, N, K},
+                                  packed.back()->p, stream_);
+          }
+        const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
+          gemm_ws_swiglu_variant(static_cast<int>(v), {packed[static_cast<size_t>(s)]->p, kQ4K, N, K, true},
+                                 xd[static_cast<size_t>(s)]->as<uint16_t>(), T, a.as<uint16_t>(), stream_);
+        });
+        record("q4_K", std::string("swiglu ") + ws_variants[v].name, T, 2 * N, K, us);
         best = std::min(best, us);
       }
       best_swiglu_us_[T] = best;
@@ -237,16 +288,20 @@ class Bench {
   }
 
   void print_summary() const {
-    std::printf("\n== summary: best fast variant vs cuBLAS fp16 and the generic path (TFLOP/s); llama.cpp MMQ: q4_K 174, q6_K 142\n");
-    std::printf("%-5s %-5s %-6s %-6s %-44s %8s %8s %8s %8s %7s\n", "type", "T", "N", "K", "best variant", "fast",
-                "cublas", "generic", "fast/cb", "vs_llama");
+    std::printf("\n== summary (TFLOP/s): gemm_ws (warp-specialized, repacked weights) and the best staged gemm_fast "
+                "variant vs cuBLAS fp16 and the generic path; llama.cpp MMQ: q4_K 174, q6_K 142\n");
+    std::printf("%-5s %-5s %-6s %-6s %-22s %8s %7s %-36s %8s %8s %8s %7s\n", "type", "T", "N", "K", "gemm_ws", "ws",
+                "ws/cb", "best staged", "staged", "cublas", "generic", "vs_llama");
     for (const auto& s : summary_) {
-      const double f = 2.0 * s.T * s.N * s.K / 1e6;
+      const double f = 2.0 * s.T * s.N * s.K / 1e6;  // MFLOP; MFLOP / us = TFLOP/s
       const double llama = s.type == "q6_K" ? 142.0 : s.type == "q4_K" ? 174.0 : 0.0;
-      const double tf = f / s.us;  // MFLOP / us = TFLOP/s
-      std::printf("%-5s %-5lld %-6lld %-6lld %-44s %8.1f %8.1f %8.1f %7.2fx %6.2fx\n", s.type.c_str(),
-                  static_cast<long long>(s.T), static_cast<long long>(s.N), static_cast<long long>(s.K), s.name.c_str(),
-                  tf, f / s.us_cublas, f / s.us_generic, s.us_cublas / s.us, llama > 0 ? tf / llama : 0.0);
+      const bool ws = !s.ws_name.empty(), staged = !s.name.empty() && s.us < 1e29;
+      const double best = std::min(ws ? s.us_ws : 1e30, staged ? s.us : 1e30);
+      std::printf("%-5s %-5lld %-6lld %-6lld %-22s %8.1f %6.2fx %-36s %8.1f %8.1f %8.1f %6.2fx\n", s.type.c_str(),
+                  static_cast<long long>(s.T), static_cast<long long>(s.N), static_cast<long long>(s.K),
+                  ws ? s.ws_name.c_str() : "-", ws ? f / s.us_ws : 0.0, ws ? s.us_cublas / s.us_ws : 0.0,
+                  staged ? s.name.c_str() : "-", staged ? f / s.us : 0.0, f / s.us_cublas, f / s.us_generic,
+                  llama > 0 ? f / best / llama : 0.0);
     }
     // GEMM-only prefill estimate, Q4_K_M mix: q6_K attn_v and ffn_down in 16 of the 32 layers.
     for (int64_t T : {512, 2048}) {
@@ -286,6 +341,8 @@ class Bench {
     std::string type, name;
     int64_t T, N, K;
     double us, us_cublas, us_generic;
+    std::string ws_name;  // empty: no gemm_ws variant timed
+    double us_ws;
   };
   static std::string key(uint32_t type, int64_t T, int64_t N, int64_t K) {
     return std::to_string(type) + "/" + std::to_string(T) + "/" + std::to_string(N) + "/" + std::to_string(K);
@@ -353,11 +410,11 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace pfx::kern::bench
+}  // namespace pfx::kernels::bench
 
 int main(int argc, char** argv) {
   try {
-    return pfx::kern::bench::run(argc, argv);
+    return pfx::kernels::bench::run(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemm_bench: %s\n", e.what());
     return 1;

@@ -25,10 +25,10 @@
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "quant/fp16.h"
 
-namespace pfx::kern::test {
+namespace pfx::kernels::test {
 namespace {
 
-using namespace gemm_dev;
+using namespace dev;
 
 // 64-byte-aligned bytes with guard bytes after the payload (a read past the end shows up as garbage).
 struct Aligned {
@@ -208,4 +208,4 @@ TEST(GemvTiles, F16) {
 }
 
 }  // namespace
-}  // namespace pfx::kern::test
+}  // namespace pfx::kernels::test

@@ -24,10 +24,10 @@
 #include "kernels/gemm_fast_weights.cuh"
 #include "util/error.h"
 
-namespace pfx::kern::test {
+namespace pfx::kernels::test {
 namespace {
 
-using namespace gemm_dev;
+using namespace dev;
 
 // A 64-byte-aligned copy of the weights whose last byte is the end of the allocation's payload,
 // as on the device (cudaMalloc alignment, tensor end = data + N·row_bytes).
@@ -181,7 +181,7 @@ TEST(GemmFastTiles, SwigluSlotsPairWithEpilogue) {
   check_swiglu_slots<CfgPipeT128N256D2>();
 }
 
-// The dispatch table picks what run 2 on the H200 measured fastest (tests/kernels/gemm/NOTES.md).
+// The dispatch table picks what run 2 on the H200 measured fastest (docs/gemm-fast.md).
 TEST(GemmFastTiles, PicksMatchTheMeasuredWinners) {
   const auto name = [](uint32_t t, int64_t T, int64_t N, int64_t K) {
     return std::string(gemm_fast_variants(t)[static_cast<size_t>(gemm_fast_pick_variant(t, T, N, K))].name);
@@ -277,4 +277,4 @@ TEST(GemmFastHost, BadArgumentsThrowBeforeAnyLaunch) {
 }
 
 }  // namespace
-}  // namespace pfx::kern::test
+}  // namespace pfx::kernels::test

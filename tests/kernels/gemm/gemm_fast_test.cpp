@@ -28,15 +28,8 @@
 #include "kernels/gpu_test_support.h"
 #include "quant/fp16.h"
 
-namespace pfx::kern::test {
+namespace pfx::kernels::test {
 namespace {
-
-using kernels::test::compare;
-using kernels::test::DeviceBuffer;
-using kernels::test::fp16_ulp;
-using kernels::test::halves_to_double;
-using kernels::test::Stream;
-using kernels::test::to_double;
 
 constexpr int64_t kSmallN = 264;  // two full 128-row tiles and a ragged 8 (one and a ragged half of 256)
 constexpr double kRelTol = 1e-5;  // × Σ|x·w|, vs the float64 reference
@@ -425,4 +418,4 @@ TEST(GemvFast, OneHotRowsGiveExactWeights) {
 }
 
 }  // namespace
-}  // namespace pfx::kern::test
+}  // namespace pfx::kernels::test

@@ -12,7 +12,7 @@
 #include "util/error.h"
 #include "util/parallel.h"
 
-namespace pfx::kern::test {
+namespace pfx::kernels::test {
 
 namespace {
 
@@ -140,4 +140,4 @@ bool variant_selected(const char* name) {
 
 double silu_mul_ref(double g, double u) { return g / (1.0 + std::exp(-g)) * u; }
 
-}  // namespace pfx::kern::test
+}  // namespace pfx::kernels::test

@@ -7,9 +7,13 @@
 #include <random>
 #include <vector>
 
-namespace pfx::kern::test {
+#include "quant/types.h"
 
-inline constexpr uint32_t kF16 = 1, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;
+namespace pfx::kernels::test {
+
+// ggml type ids (base/quant/types.h) of the fast kernels' weight types.
+inline constexpr uint32_t kF16 = static_cast<uint32_t>(quant::Type::F16), kQ8_0 = static_cast<uint32_t>(quant::Type::Q8_0),
+                          kQ4K = static_cast<uint32_t>(quant::Type::Q4_K), kQ6K = static_cast<uint32_t>(quant::Type::Q6_K);
 inline constexpr uint32_t kFastTypes[] = {kQ4K, kQ6K, kQ8_0, kF16};
 
 const char* type_name(uint32_t ggml_type);
@@ -42,4 +46,4 @@ bool variant_selected(const char* name);
 // silu(g)·u in float64.
 double silu_mul_ref(double g, double u);
 
-}  // namespace pfx::kern::test
+}  // namespace pfx::kernels::test

@@ -15,6 +15,8 @@ and misbehaves on purpose as behaviour.json (next to it) says:
   diverge_from_layer  the fast path's residual stream parts from the generic one at this layer
   dump_fails          `--dump-residual` runs exit 1
   flaky               the logits perturbation vanishes when --dump-residual is given
+  gemm_variants       advertise capabilities.gemm_variants (default first); `--gemm` must name one
+  perturb_gemm        {variant: relative perturbation} of the fast path run with --gemm variant
 
 For oracle prompts (fixtures/oracle/*.json, matched by token ids) `logits` returns the oracle's
 own logits, so the accuracy gate can be tested against the real references. Every call appends
@@ -172,9 +174,15 @@ def logits(o):
     if bias:
         for r in range(rows):
             vals[r * cols] += bias * scale
-    if path == "fast" and B.get("perturb_fast", 0.0) and not (B.get("flaky") and dump is not None):
+    perturb = B.get("perturb_fast", 0.0)
+    gemm = o.get("--gemm")
+    if gemm is not None:
+        if path != "fast" or gemm not in B.get("gemm_variants", []):
+            die("--gemm: %r is not a GEMM variant of this build" % gemm, 4)
+        perturb += B.get("perturb_gemm", {}).get(gemm, 0.0)
+    if path == "fast" and perturb and not (B.get("flaky") and dump is not None):
         for r in range(rows):
-            vals[r * cols + 1] += B["perturb_fast"] * scale
+            vals[r * cols + 1] += perturb * scale
     if path == "fast" and B.get("nan_fast"):
         vals[cols + 2] = float("nan")
     write_npy(o["--out"], rows, cols, vals)
@@ -228,6 +236,15 @@ def synth(o):
         f.write("FAKEGGUF %s seed %s\n" % (o.get("--profile"), o.get("--seed")))
 
 
+def fake_commit():
+    """The commit CMake found at configure time (commit.txt beside us), like a real build's stamp."""
+    try:
+        with open(os.path.join(HERE, "commit.txt")) as f:
+            return f.read().strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
 def main():
     argv = sys.argv[1:]
     with open(os.path.join(HERE, "calls.log"), "a") as f:
@@ -243,7 +260,9 @@ def main():
                 "kernel_resources": "kernel-resources.json"}
         if B.get("residual_dump", True):
             caps["residual_dump"] = "blk.N.posP.npy"
-        print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": "fake", "dirty": False,
+        if "gemm_variants" in B:
+            caps["gemm_variants"] = B["gemm_variants"]
+        print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": fake_commit(), "dirty": False,
                           "capabilities": caps}))
         return
     if not argv:

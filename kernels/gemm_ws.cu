@@ -1,0 +1,178 @@
+// Host side of the warp-specialized fused GEMM (kernels/gemm_ws.h): precondition checks with
+// reasons, the repack, the per-shape choice of the token tile, and the entry points. Kernels:
+// kernels/gemm_ws_kernel.cuh, instantiated per weight type in gemm_ws_q4k.cu / _q6k.cu /
+// _q8_0.cu / _f16.cu.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/gemm_ws.h"
+#include "kernels/gemm_ws_internal.h"
+#include "kernels/gemm_ws_kernel.cuh"
+#include "quant/types.h"
+#include "util/error.h"
+
+namespace pfx::kernels {
+
+namespace {
+
+using quant::Type;
+
+const detail::WsTypeEntry* type_entry(uint32_t t) {
+  switch (static_cast<Type>(t)) {
+    case Type::Q4_K: return &detail::ws_type_q4k();
+    case Type::Q6_K: return &detail::ws_type_q6k();
+    case Type::Q8_0: return &detail::ws_type_q8_0();
+    case Type::F16: return &detail::ws_type_f16();
+    default: return nullptr;
+  }
+}
+
+const detail::WsTypeEntry& entry_or_fail(uint32_t t, const char* fn) {
+  const detail::WsTypeEntry* e = type_entry(t);
+  if (e == nullptr) fail(fn, ": weight type ", quant::describe_type_id(t), " has no gemm_ws kernel");
+  return *e;
+}
+
+int mode_of(GemmEpilogue e) {
+  switch (e) {
+    case GemmEpilogue::StoreF32: return dev::kWsStoreF32;
+    case GemmEpilogue::AccumulateF32: return dev::kWsAccumulateF32;
+    case GemmEpilogue::StoreF16: return dev::kWsStoreF16;
+  }
+  fail("gemm_ws: unknown epilogue ", static_cast<int>(e));
+}
+
+void check_call(const char* fn, const WsMatrixView& w, const uint16_t* x16, int64_t T, const void* y, int y_align) {
+  if (const std::string why = gemm_ws_unsupported_reason(w.ggml_type, w.rows, w.cols); !why.empty()) fail(fn, ": ", why);
+  if (w.data == nullptr || x16 == nullptr || y == nullptr) fail(fn, ": null weight, activation or output pointer");
+  if (reinterpret_cast<uintptr_t>(w.data) % 16 != 0 || reinterpret_cast<uintptr_t>(x16) % 16 != 0)
+    fail(fn, ": weights and activations must be 16-byte aligned");
+  if (reinterpret_cast<uintptr_t>(y) % y_align != 0) fail(fn, ": output is not ", y_align, "-byte aligned");
+  if (T < 1 || T > (int64_t{1} << 30)) fail(fn, ": T = ", T, " is outside 1 .. 2^30");
+}
+
+detail::WsLaunch launch_args(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, int mode,
+                             cudaStream_t stream) {
+  return {w.data, w.swiglu ? 2 * w.rows : w.rows, w.cols, T, x16, y, mode, stream};
+}
+
+// The device's multiprocessors (the persistent grid); an H200's 132 where no device answers (host tests).
+int64_t sm_count() {
+  static const int64_t n = [] {
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        sms <= 0) {
+      (void)cudaGetLastError();
+      return int64_t{132};
+    }
+    return int64_t{sms};
+  }();
+  return n;
+}
+
+const detail::WsVariantEntry& variant_or_fail(uint32_t type, int v, const char* fn) {
+  const auto& vs = entry_or_fail(type, fn).variants;
+  if (v < 0 || v >= static_cast<int>(vs.size())) fail(fn, ": variant ", v, " out of range [0, ", vs.size(), ")");
+  return vs[static_cast<size_t>(v)];
+}
+
+}  // namespace
+
+std::string gemm_ws_unsupported_reason(uint32_t ggml_type, int64_t rows, int64_t cols) {
+  const detail::WsTypeEntry* e = type_entry(ggml_type);
+  if (e == nullptr) return "weight type " + quant::describe_type_id(ggml_type) + " has no gemm_ws kernel (q4_K, q6_K, q8_0, f16)";
+  const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  if (rows < 64 || rows % 64 != 0) return shape + ": rows must be a positive multiple of 64";
+  if (cols < e->group_k || cols % e->group_k != 0)
+    return shape + ": columns must be a positive multiple of " + std::to_string(e->group_k);
+  if (rows > (int64_t{1} << 24) || cols > (int64_t{1} << 24)) return shape + ": dimension above 2^24";
+  return {};
+}
+
+int64_t gemm_ws_repacked_bytes(uint32_t ggml_type, int64_t rows, int64_t cols, bool swiglu) {
+  const detail::WsTypeEntry& e = entry_or_fail(ggml_type, "gemm_ws_repacked_bytes");
+  const int64_t out_rows = swiglu ? 2 * rows : rows;
+  return (out_rows + 127) / 128 * (cols / e.group_k) * e.repacked_bytes_per_pair_group;
+}
+
+void gemm_ws_repack(const QuantMatrixView& src, void* dst, cudaStream_t stream) {
+  if (const std::string why = gemm_ws_unsupported_reason(src.ggml_type, src.rows, src.cols); !why.empty())
+    fail("gemm_ws_repack: ", why);
+  if (src.data == nullptr || dst == nullptr) fail("gemm_ws_repack: null pointer");
+  entry_or_fail(src.ggml_type, "gemm_ws_repack").repack(src.data, nullptr, src.rows, src.cols, dst, stream);
+}
+
+void gemm_ws_repack_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, void* dst, cudaStream_t stream) {
+  if (gate.ggml_type != up.ggml_type || gate.rows != up.rows || gate.cols != up.cols)
+    fail("gemm_ws_repack_swiglu: gate and up differ in type or shape");
+  if (const std::string why = gemm_ws_unsupported_reason(gate.ggml_type, gate.rows, gate.cols); !why.empty())
+    fail("gemm_ws_repack_swiglu: ", why);
+  if (gate.data == nullptr || up.data == nullptr || dst == nullptr) fail("gemm_ws_repack_swiglu: null pointer");
+  entry_or_fail(gate.ggml_type, "gemm_ws_repack_swiglu").repack(gate.data, up.data, gate.rows, gate.cols, dst, stream);
+}
+
+const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
+  static const auto build = [](uint32_t t) {
+    std::vector<WsVariantInfo> v;
+    for (const auto& e : entry_or_fail(t, "gemm_ws_variants").variants) v.push_back(e.info);
+    return v;
+  };
+  static const std::vector<WsVariantInfo> q4 = build(dev::kWsQ4K), q6 = build(dev::kWsQ6K), q8 = build(dev::kWsQ8_0),
+                                          f16 = build(dev::kWsF16);
+  switch (static_cast<Type>(ggml_type)) {
+    case Type::Q4_K: return q4;
+    case Type::Q6_K: return q6;
+    case Type::Q8_0: return q8;
+    case Type::F16: return f16;
+    default: fail("gemm_ws_variants: weight type ", quant::describe_type_id(ggml_type), " has no gemm_ws kernel");
+  }
+}
+
+// Persistent CTAs (clusters), each tile a serial k chain: the time is about (rounds of tiles) ×
+// (the time of one tile on its SMs, ∝ BN / sms_per_tile) × the variant's cost per MMA, measured on
+// the H200 (docs/gemm-fast.md): the 128-token tile issues ~1.3× the instructions per MMA the
+// tensor cores absorb (462 vs 660 TFLOP/s per full machine for q4_K); the cluster variants are
+// left out of the choice until they are measured faster (their first build ran at ~250).
+int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
+  const auto& vs = gemm_ws_variants(ggml_type);
+  const int64_t sms = sm_count();
+  int best = 0;
+  double best_cost = 1e300;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const WsVariantInfo& v = vs[i];
+    const int64_t tiles = (out_rows + 127) / 128 * ((T + v.tile_n - 1) / v.tile_n);
+    const int64_t slots = sms * v.ctas_per_sm / v.sms_per_tile;
+    if (v.sms_per_tile != 1) continue;
+    const double per_mma = v.tile_n < 256 ? 1.3 : 1.0;
+    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.ctas_per_sm / v.sms_per_tile * per_mma;
+    if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
+  }
+  return best;
+}
+
+void gemm_ws_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y,
+                     GemmEpilogue epilogue, cudaStream_t stream) {
+  if (w.swiglu) fail("gemm_ws: an interleaved SwiGLU matrix takes gemm_ws_swiglu");
+  check_call("gemm_ws", w, x16, T, y, epilogue == GemmEpilogue::StoreF16 ? 4 : 8);
+  variant_or_fail(w.ggml_type, variant, "gemm_ws").launch(launch_args(w, x16, T, y, mode_of(epilogue), stream));
+}
+
+void gemm_ws_swiglu_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16,
+                            cudaStream_t stream) {
+  if (!w.swiglu) fail("gemm_ws_swiglu: the matrix is not an interleaved gate/up repack");
+  check_call("gemm_ws_swiglu", w, x16, T, a16, 4);
+  variant_or_fail(w.ggml_type, variant, "gemm_ws_swiglu").launch(launch_args(w, x16, T, a16, dev::kWsSwiglu, stream));
+}
+
+void gemm_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+             cudaStream_t stream) {
+  gemm_ws_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows), w, x16, T, y, epilogue, stream);
+}
+
+void gemm_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream) {
+  gemm_ws_swiglu_variant(gemm_ws_pick_variant(w.ggml_type, T, 2 * w.rows), w, x16, T, a16, stream);
+}
+
+}  // namespace pfx::kernels

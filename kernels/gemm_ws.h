@@ -1,0 +1,63 @@
+// The warp-specialized fused quantized GEMM (kernels/gemm_ws_kernel.cuh): Y[T,N] = X16[T,K] ·
+// fp16(W[N,K])ᵀ on weights repacked once at load time (kernels/gemm_ws_layout.cuh: the same bits
+// in the order the kernel's A fragments want them), TMA + mbarrier pipeline, producer/consumer
+// warpgroups, wgmma with the weights dequantized in registers, fp32 accumulation in k order.
+// Same arithmetic contract as kernels/gemm_fast.h: bit-identical fp16 weights, bitwise equal to
+// cuBLAS on the generic path's dequantized weights.
+//
+// Types: q4_K, q6_K, q8_0, f16; rows a multiple of 64 (SwiGLU: of 8), cols a multiple of the
+// type's group (256 for the K-quants, 64 otherwise). Any T >= 1.
+// Plain C++: the engine includes this header and nothing from the device side.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_fast.h"
+
+namespace pfx::kernels {
+
+// A matrix in gemm_ws's repacked form, on the device (gemm_ws_repacked_bytes bytes at `data`).
+struct WsMatrixView {
+  const void* data;
+  uint32_t ggml_type;
+  int64_t rows /*N*/, cols /*K*/;  // of the source matrix (SwiGLU: of gate, = of up)
+  bool swiglu;                     // gate and up interleaved (gemm_ws_repack_swiglu)
+};
+
+// Empty when gemm_ws can take a `rows` × `cols` matrix of this type; otherwise why not.
+std::string gemm_ws_unsupported_reason(uint32_t ggml_type, int64_t rows, int64_t cols);
+// Device bytes of the repacked form (rows padded to 128 with zeros; swiglu: of both matrices).
+int64_t gemm_ws_repacked_bytes(uint32_t ggml_type, int64_t rows, int64_t cols, bool swiglu = false);
+// GGUF blocks on the device -> repacked form at dst (gemm_ws_repacked_bytes). Asynchronous.
+void gemm_ws_repack(const QuantMatrixView& src, void* dst, cudaStream_t stream);
+// gate and up (same type and shape) -> one interleaved matrix for the SwiGLU epilogue.
+void gemm_ws_repack_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, void* dst, cudaStream_t stream);
+
+// Y[T, rows] from X16[T, cols] (row-major, 16-byte aligned, as y). Throws pfx::Error on a bad call.
+void gemm_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
+             cudaStream_t stream);
+// a16[T, rows] = fp16(silu(X·gateᵀ) · (X·upᵀ)), silu and the product exactly as the generic
+// path's elementwise kernel (kernels/elementwise_math.cuh). w.swiglu must be set.
+void gemm_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream);
+
+// The compiled variants (token tile BN), for the tests and the benchmark.
+struct WsVariantInfo {
+  const char* name;  // "ws_n128"
+  int tile_n;        // tokens per tile (the wgmma n)
+  int stages;        // shared-memory ring depth
+  int smem_bytes;    // dynamic shared memory per CTA
+  int sms_per_tile;  // 1: one CTA of two consumer warpgroups; 2: a 2-CTA cluster, one panel each
+  int ctas_per_sm;   // CTAs resident on one SM (2: one's epilogue under the other's MMAs)
+};
+const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
+// The variant gemm_ws / gemm_ws_swiglu run for T tokens over a matrix of `out_rows` MMA rows.
+int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows);
+void gemm_ws_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y,
+                     GemmEpilogue epilogue, cudaStream_t stream);
+void gemm_ws_swiglu_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16,
+                            cudaStream_t stream);
+
+}  // namespace pfx::kernels

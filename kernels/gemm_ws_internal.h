@@ -1,0 +1,43 @@
+// Internals shared by the gemm_ws translation units (gemm_ws.cu: host API and dispatch;
+// gemm_ws_q4k.cu / _q6k.cu / _q8_0.cu / _f16.cu: kernel instantiations per weight type). Plain C++.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/gemm_ws.h"
+
+namespace pfx::kernels::detail {
+
+// One launch, validated by the caller.
+struct WsLaunch {
+  const void* w;  // repacked
+  int64_t out_rows;  // MMA rows of the repacked matrix (SwiGLU: 2N)
+  int64_t K, T;
+  const uint16_t* x;
+  void* y;
+  int mode;  // dev::WsMode
+  cudaStream_t stream;
+};
+using WsLaunchFn = void (*)(const WsLaunch&);
+// Repack of `rows` source rows (interleaved gate/up when b != nullptr) into dst.
+using WsRepackFn = void (*)(const void* a, const void* b, int64_t rows, int64_t cols, void* dst, cudaStream_t stream);
+
+struct WsVariantEntry {
+  WsVariantInfo info;
+  WsLaunchFn launch;
+};
+struct WsTypeEntry {
+  std::vector<WsVariantEntry> variants;
+  WsRepackFn repack;
+  int64_t group_k;          // cols must be a multiple of this
+  int64_t repacked_bytes_per_pair_group;  // bytes per 128 rows per group
+};
+
+const WsTypeEntry& ws_type_q4k();
+const WsTypeEntry& ws_type_q6k();
+const WsTypeEntry& ws_type_q8_0();
+const WsTypeEntry& ws_type_f16();
+
+}  // namespace pfx::kernels::detail

@@ -1,0 +1,182 @@
+// Host launch of the gemm_ws kernels (kernels/gemm_ws_kernel.cuh): the X tensor map, the
+// persistent grid, the shared-memory attribute from the config's constant, and the repack.
+// Included by the per-type instantiation files only; each registers its kernels' launch shapes
+// (kernel-resources.json).
+#pragma once
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <deque>
+#include <cstdint>
+#include <string>
+
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_ws_internal.h"
+#include "kernels/gemm_ws_kernel.cuh"
+#include "kernels/launch_info.h"
+#include "util/error.h"
+
+namespace pfx::kernels::dev {
+
+// A 2-D tensor map over X16[T, K] (row-major fp16) with boxes of 64 (k) × box_rows (tokens), the
+// 128-byte swizzle wgmma's descriptors expect, rows past T zero-filled. Encoded per launch (a
+// host-side call of a few microseconds); the driver entry point is looked up once.
+inline CUtensorMap ws_x_tensor_map(const uint16_t* x, int64_t T, int64_t K, int box_rows) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || fn == nullptr)
+      fail("gemm_ws: the driver has no cuTensorMapEncodeTiled (CUDA 12.0+ driver needed)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(T)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<uint16_t*>(x), dims, strides, box,
+                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    fail("gemm_ws: cuTensorMapEncodeTiled failed (", static_cast<int>(r), ") for X [", T, ", ", K, "] box ", box_rows);
+  return map;
+}
+
+inline int ws_sm_count() {
+  static const int n = [] {
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+  }();
+  return n;
+}
+
+// "k_gemm_ws<12, 128>", "k_gemm_ws_repack<12>": the kernels as c++filt prints them
+// (kernels/launch_info.h).
+inline bool register_ws_launch_info(const std::string& name, int threads, int smem) {
+  static std::deque<std::string> names;  // keeps the registered c-strings alive (push_back moves none)
+  names.push_back(name);
+  return register_launch_info(LaunchInfo{names.back().c_str(), threads, smem, __FILE__});
+}
+template <int kType, int kBN>
+inline const bool ws_launch_info_registered =
+    register_ws_launch_info("k_gemm_ws<" + std::to_string(kType) + ", " + std::to_string(kBN) + ">",
+                            WsCfg<kBN, WsLayout<kType>>::kThreads, WsCfg<kBN, WsLayout<kType>>::kSmemBytes);
+inline constexpr int kWsRepackThreads = 256;
+template <int kType>
+inline const bool ws_repack_launch_info_registered =
+    register_ws_launch_info("k_gemm_ws_repack<" + std::to_string(kType) + ">", kWsRepackThreads, 0);
+
+// The kernels' parameters of one launch (tiles of 128 rows × kBN tokens).
+template <int kType, int kBN>
+WsParams ws_params(const detail::WsLaunch& a) {
+  using L = WsLayout<kType>;
+  WsParams p{};
+  p.w = static_cast<const uint8_t*>(a.w);
+  p.n_groups = a.K / L::kGroupK;
+  p.m_tiles = static_cast<int>(ws_pairs(a.out_rows));
+  p.t_tiles = static_cast<int>((a.T + kBN - 1) / kBN);
+  p.nk = static_cast<int>(a.K / 64);
+  p.T = static_cast<int>(a.T);
+  p.n_out = static_cast<int>(a.mode == kWsSwiglu ? a.out_rows / 2 : a.out_rows);
+  p.y = a.y;
+  p.mode = a.mode;
+  return p;
+}
+
+template <int kType, int kBN>
+void launch_ws(const detail::WsLaunch& a) {
+  using L = WsLayout<kType>;
+  using Cfg = WsCfg<kBN, L>;
+  static const bool attr = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemm_ws<kType, kBN>),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)attr;
+  (void)ws_launch_info_registered<kType, kBN>;
+  const WsParams p = ws_params<kType, kBN>(a);
+  const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
+  const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
+  k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType, int kBN, int kCtasPerSm>
+inline const bool ws_c2_launch_info_registered = register_ws_launch_info(
+    "k_gemm_ws_c2<" + std::to_string(kType) + ", " + std::to_string(kBN) + ", " + std::to_string(kCtasPerSm) + ">",
+    WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kThreads, WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kSmemBytes);
+
+// The cluster variant: clusters of 2 CTAs (one per 64-row panel of a tile), persistent over tiles.
+template <int kType, int kBN, int kCtasPerSm>
+void launch_ws_c2(const detail::WsLaunch& a) {
+  using L = WsLayout<kType>;
+  using Cfg = WsC2Cfg<kBN, L, kCtasPerSm>;
+  const auto kernel = &k_gemm_ws_c2<kType, kBN, kCtasPerSm>;
+  static const bool attr = [kernel] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)attr;
+  (void)ws_c2_launch_info_registered<kType, kBN, kCtasPerSm>;
+  const WsParams p = ws_params<kType, kBN>(a);
+  const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN / 2);  // each CTA loads half the rows
+  const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
+  const int64_t clusters = std::min<int64_t>(tiles, ws_sm_count() * kCtasPerSm / 2);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(2 * clusters));
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = a.stream;
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = 2;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  cfg.attrs = attrs;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map, p));
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType>
+void launch_ws_repack(const void* a, const void* b, int64_t rows, int64_t cols, void* dst, cudaStream_t stream) {
+  using L = WsLayout<kType>;
+  const int64_t row_bytes = cols / L::kSrcBlockElems * L::kSrcBlockBytes;
+  const WsRowSource src{static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b), rows, row_bytes};
+  (void)ws_repack_launch_info_registered<kType>;
+  const int64_t n_groups = cols / L::kGroupK, pairs = ws_pairs(src.out_rows());
+  if (n_groups > 0x7FFFFFFF || pairs > 65535) fail("gemm_ws_repack: ", pairs, " row pairs × ", n_groups, " groups exceed the grid");
+  const dim3 grid(static_cast<unsigned>(n_groups), static_cast<unsigned>(pairs));
+  k_gemm_ws_repack<kType><<<grid, kWsRepackThreads, 0, stream>>>(src, n_groups, static_cast<uint32_t*>(dst));
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType, int kBN>
+detail::WsVariantEntry ws_variant_entry(const char* name) {
+  using Cfg = WsCfg<kBN, WsLayout<kType>>;
+  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1}, &launch_ws<kType, kBN>};
+}
+
+template <int kType, int kBN, int kCtasPerSm>
+detail::WsVariantEntry ws_c2_variant_entry(const char* name) {
+  using Cfg = WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>;
+  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 2, kCtasPerSm}, &launch_ws_c2<kType, kBN, kCtasPerSm>};
+}
+
+template <int kType>
+detail::WsTypeEntry ws_type_entry() {
+  using L = WsLayout<kType>;
+  return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256"),
+           ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256")},
+          &launch_ws_repack<kType>,
+          L::kGroupK,
+          ws_group_bytes<L>()};
+}
+
+}  // namespace pfx::kernels::dev

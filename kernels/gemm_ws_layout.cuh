@@ -1,0 +1,467 @@
+// Weight layout of the warp-specialized fused GEMM (kernels/gemm_ws.h): a load-time repack of a
+// q4_K / q6_K / q8_0 / f16 matrix that keeps every bit of its GGUF blocks (reordered; q4_K's
+// 6-bit scales and mins each get a byte of their own) so that a consumer thread's A fragments of a
+// 64-wide k-tile come from one or two 16-byte shared-memory loads, plus its rows' scales; and the
+// exact decoders from those words to the fragments. __host__ __device__ throughout: the host
+// tests run this very code against quant::dequantize_row.
+//
+// Geometry. The CTA's M side is 128 weight rows = two 64-row panels, one per consumer warpgroup;
+// thread t (0..127) of a warpgroup holds, per 16-wide k step s of a k-tile, the wgmma A fragment
+// of rows ws_row(t, 0|1) at k = ws_k(t, s, e) (e = 0..3; kernels/ptx.cuh gives the fragment).
+// Rows are padded with zeros to a multiple of 128. K is cut into groups (q4_K/q6_K: a 256-wide
+// super-block = 4 k-tiles; q8_0/f16: one 64-wide k-tile). For panel pair P and group G the
+// repacked bytes are one contiguous chunk:
+//   [k-tile 0: quants of panel 0 (kQuantBytes), of panel 1] ... [k-tile kTiles-1: ...]
+//   [scales of panel 0 (kScaleBytes), of panel 1]
+// chunks ordered P-major, then G. One pipeline stage (one k-tile) is then two bulk copies: the
+// k-tile's quants of both panels and the group's scales of both panels.
+//
+// Per panel and k-tile, the quants of thread t (w = t / 32, g = lane / 4, c = lane % 4):
+//  q4_K  16 B at 16t: word s = step s; byte b: low nibble = q(row 0, e = b), high = q(row 1, b).
+//  q6_K  16 B at 16t: the low 4 bits of q, as q4_K; 8 B at 2048 + 8t: word h = steps 2h, 2h+1;
+//        byte b: bits 0-1 / 2-3 / 4-5 / 6-7 = q >> 4 of (row 0, step 2h), (row 1, 2h), (row 0, 2h+1),
+//        (row 1, 2h+1) at e = b.
+//  q8_0  16 B at 16t (steps 0, 1) and 16 B at 2048 + 16t (steps 2, 3): words (s row 0, s row 1,
+//        s+1 row 0, s+1 row 1); byte b = the int8 q at e = b.
+//  f16   16 B at 2048s + 16t per step s: the four A registers as the fragment orders them.
+// Scales per panel, rows r = 0..63 of the panel:
+//  q4_K  20 B at 20r: d, dmin (fp16 bits as in the block), then for k-tile j of the super-block
+//        the bytes sc(2j), m(2j), sc(2j+1), m(2j+1) (ggml's get_scale_min_k4 values, 0..63).
+//  q6_K  16 B at 16r: the int8 scales in k order (the scale of k 16u .. 16u+15 of the super-block
+//        at byte u), then d (fp16) at 1024 + 2r.
+//  q8_0  4 B at 4r: d of the k-tile's two 32-blocks.
+//
+// Exactness (same contract as kernels/gemm_fast_weights.cuh): every weight is fp16_rn of ggml's
+// fp32 value, every fp32 step rounded where ggml rounds it (the _rn helpers), signed zeros
+// included:
+//  q4_K  y = fma(q, d·sc, −dmin·m): q·(d·sc) is exact, so the one rounding is ggml's subtraction;
+//  q6_K  y = (d·sc)·(q − 32), exact in fp32 (≤ 23 significant bits), rounded once to fp16;
+//  q8_0  y = fp16_rn(q·d) as one half2 multiply (q·d is exact in fp32);
+//  f16   the bits as stored.
+#pragma once
+#include <cstdint>
+
+#include "kernels/gemm_fast_weights.cuh"
+#include "quant/types.h"
+
+namespace pfx::kernels::dev {
+
+// The weight types, as ggml type ids (base/quant/types.h): the template argument of everything here.
+inline constexpr int kWsQ4K = static_cast<int>(quant::Type::Q4_K), kWsQ6K = static_cast<int>(quant::Type::Q6_K),
+                     kWsQ8_0 = static_cast<int>(quant::Type::Q8_0), kWsF16 = static_cast<int>(quant::Type::F16);
+
+// Row (within the warpgroup's 64-row panel) and k (within the 64-wide k-tile) of element e
+// (0..3) of thread t's A fragment at step s; half 0/1 = fragment rows g / g+8.
+PFX_GEMM_HD int ws_row(int t, int half) { return 16 * (t >> 5) + ((t & 31) >> 2) + 8 * half; }
+PFX_GEMM_HD int ws_k(int t, int s, int e) { return 16 * s + 2 * (t & 3) + (e & 1) + 8 * (e >> 1); }
+
+// Byte `b` of `word` as a float, exactly (2^23 + byte, minus 2^23).
+PFX_GEMM_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23(word, b), 8388608.0f); }
+// Byte `b` of `word_x80` (an int8 with its sign bit flipped) as a float, exactly.
+PFX_GEMM_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
+
+// ---- GGUF source: one weight's quant and its block's scale fields ---------------------------
+struct WsSourceQ4K {
+  PFX_GEMM_HD static int q(const uint8_t* row, int64_t k) {
+    const uint8_t* blk = row + (k >> 8) * 144;
+    const int i = static_cast<int>(k & 255);
+    const uint8_t byte = blk[16 + 32 * (i >> 6) + (i & 31)];
+    return ((i >> 5) & 1) ? byte >> 4 : byte & 15;
+  }
+  // ggml's get_scale_min_k4 for sub-block j (0..7) of the super-block at `blk`.
+  PFX_GEMM_HD static void scale_min(const uint8_t* blk, int j, int& sc, int& m) {
+    const uint8_t* s = blk + 4;
+    if (j < 4) {
+      sc = s[j] & 63;
+      m = s[j + 4] & 63;
+    } else {
+      sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+      m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+  }
+};
+struct WsSourceQ6K {
+  PFX_GEMM_HD static int q(const uint8_t* row, int64_t k) {  // 0..63 (ggml subtracts 32)
+    const uint8_t* blk = row + (k >> 8) * 210;
+    const int i = static_cast<int>(k & 255), h = i >> 7, e = i & 127, r = e >> 5, l = e & 31;
+    const int lo = (blk[64 * h + l + 32 * (r & 1)] >> (4 * (r >> 1))) & 15;
+    const int hi = (blk[128 + 32 * h + l] >> (2 * r)) & 3;
+    return lo | (hi << 4);
+  }
+  // The scale byte of k 16u .. 16u+15 of the super-block (u = 0..15).
+  PFX_GEMM_HD static uint8_t scale(const uint8_t* blk, int u) {
+    const int h = u >> 3, r = (u & 7) >> 1, l16 = u & 1;
+    return blk[192 + 8 * h + l16 + 2 * r];
+  }
+};
+
+// ---- the repacked layout ----------------------------------------------------------------------
+template <int kType>
+struct WsLayout;
+
+template <>
+struct WsLayout<kWsQ4K> {  // q4_K
+  static constexpr int kGroupK = 256, kTiles = 4, kQuantBytes = 2048, kScaleBytes = 64 * 20;
+  static constexpr int64_t kSrcBlockElems = 256, kSrcBlockBytes = 144;
+};
+template <>
+struct WsLayout<kWsQ6K> {  // q6_K
+  static constexpr int kGroupK = 256, kTiles = 4, kQuantBytes = 3072, kScaleBytes = 64 * 18;
+  static constexpr int64_t kSrcBlockElems = 256, kSrcBlockBytes = 210;
+};
+template <>
+struct WsLayout<kWsQ8_0> {  // q8_0
+  static constexpr int kGroupK = 64, kTiles = 1, kQuantBytes = 4096, kScaleBytes = 64 * 4;
+  static constexpr int64_t kSrcBlockElems = 32, kSrcBlockBytes = 34;
+};
+template <>
+struct WsLayout<kWsF16> {  // f16
+  static constexpr int kGroupK = 64, kTiles = 1, kQuantBytes = 8192, kScaleBytes = 0;
+  static constexpr int64_t kSrcBlockElems = 1, kSrcBlockBytes = 2;
+};
+
+template <class L>
+PFX_GEMM_HD constexpr int64_t ws_group_bytes() {
+  return int64_t{2} * (L::kTiles * L::kQuantBytes + L::kScaleBytes);
+}
+PFX_GEMM_HD int64_t ws_pairs(int64_t rows) { return (rows + 127) / 128; }
+template <class L>
+PFX_GEMM_HD int64_t ws_repacked_bytes(int64_t rows, int64_t cols) {
+  return ws_pairs(rows) * (cols / L::kGroupK) * ws_group_bytes<L>();
+}
+// Byte offsets of k-tile kt's quants (both panels) and of its group's scales (both panels).
+template <class L>
+PFX_GEMM_HD int64_t ws_quant_offset(int64_t pair, int64_t kt, int64_t n_groups) {
+  const int64_t g = kt / L::kTiles;
+  return (pair * n_groups + g) * ws_group_bytes<L>() + (kt % L::kTiles) * 2 * L::kQuantBytes;
+}
+template <class L>
+PFX_GEMM_HD int64_t ws_scale_offset(int64_t pair, int64_t kt, int64_t n_groups) {
+  const int64_t g = kt / L::kTiles;
+  return (pair * n_groups + g) * ws_group_bytes<L>() + L::kTiles * 2 * L::kQuantBytes;
+}
+
+// Where the rows of the repacked matrix come from: row R of a plain repack is row R of `a`; an
+// interleaved (SwiGLU) repack of gate `a` and up `b` puts, in each 16-row block G, gate rows
+// 8G .. 8G+7 then up rows 8G .. 8G+7, so one thread's fragment rows g and g+8 are gate and up of
+// the same output column. Rows past the source are zeros (nullptr).
+struct WsRowSource {
+  const uint8_t* a;
+  const uint8_t* b;  // nullptr: plain
+  int64_t rows;      // source rows (each of a and b)
+  int64_t row_bytes;
+  PFX_GEMM_HD const uint8_t* row(int64_t R) const {
+    if (b == nullptr) return R < rows ? a + R * row_bytes : nullptr;
+    const int64_t n = 8 * (R >> 4) + (R & 7);
+    if (n >= rows) return nullptr;
+    return ((R & 8) ? b : a) + n * row_bytes;
+  }
+  PFX_GEMM_HD int64_t out_rows() const { return b == nullptr ? rows : 2 * rows; }
+};
+
+// The 32-bit word at byte offset `in` (a multiple of 4) of the chunk of panel pair `pair` and
+// k-group `group` (the device repack: one block per chunk, no 64-bit divisions per word).
+template <int kType>
+PFX_GEMM_HD uint32_t ws_repacked_word_at(const WsRowSource& src, int64_t pair, int64_t group, int in);
+
+// The 32-bit word at byte offset `off` (a multiple of 4) of the repacked matrix with K = cols.
+template <int kType>
+PFX_GEMM_HD uint32_t ws_repacked_word(const WsRowSource& src, int64_t cols, int64_t off) {
+  using L = WsLayout<kType>;
+  const int64_t gb = ws_group_bytes<L>(), n_groups = cols / L::kGroupK, chunk = off / gb;
+  return ws_repacked_word_at<kType>(src, chunk / n_groups, chunk % n_groups, static_cast<int>(off % gb));
+}
+
+namespace ws_detail {
+struct Place {
+  int64_t pair, group;
+  int in;  // byte offset inside the group chunk
+};
+PFX_GEMM_HD uint16_t u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+}  // namespace ws_detail
+
+template <>
+PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ4K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+  using L = WsLayout<kWsQ4K>;
+  const ws_detail::Place p{pair, group, in};
+  const int64_t quant_end = L::kTiles * 2 * L::kQuantBytes;
+  uint32_t word = 0;
+  if (p.in < quant_end) {
+    const int kt = static_cast<int>(p.in / (2 * L::kQuantBytes));
+    const int rem = static_cast<int>(p.in % (2 * L::kQuantBytes));
+    const int panel = rem / L::kQuantBytes, o = rem % L::kQuantBytes;
+    const int t = o / 16, s = (o % 16) / 4;
+    const int64_t r0 = p.pair * 128 + panel * 64;
+    const uint8_t* row0 = src.row(r0 + ws_row(t, 0));
+    const uint8_t* row1 = src.row(r0 + ws_row(t, 1));
+    for (int b = 0; b < 4; ++b) {
+      const int64_t k = p.group * L::kGroupK + kt * 64 + ws_k(t, s, b);
+      const int lo = row0 ? WsSourceQ4K::q(row0, k) : 0, hi = row1 ? WsSourceQ4K::q(row1, k) : 0;
+      word |= static_cast<uint32_t>(lo | (hi << 4)) << (8 * b);
+    }
+    return word;
+  }
+  const int rem = static_cast<int>(p.in - quant_end);
+  const int panel = rem / L::kScaleBytes, o = rem % L::kScaleBytes;
+  const int r = o / 20, f = (o % 20) / 4;
+  const uint8_t* row = src.row(p.pair * 128 + panel * 64 + r);
+  if (row == nullptr) return 0;
+  const uint8_t* blk = row + p.group * L::kSrcBlockBytes;
+  if (f == 0) return static_cast<uint32_t>(ws_detail::u16(blk)) | (static_cast<uint32_t>(ws_detail::u16(blk + 2)) << 16);
+  const int j = f - 1;
+  int sc0, m0, sc1, m1;
+  WsSourceQ4K::scale_min(blk, 2 * j, sc0, m0);
+  WsSourceQ4K::scale_min(blk, 2 * j + 1, sc1, m1);
+  return static_cast<uint32_t>(sc0) | (static_cast<uint32_t>(m0) << 8) | (static_cast<uint32_t>(sc1) << 16) |
+         (static_cast<uint32_t>(m1) << 24);
+}
+
+template <>
+PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ6K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+  using L = WsLayout<kWsQ6K>;
+  const ws_detail::Place p{pair, group, in};
+  const int64_t quant_end = L::kTiles * 2 * L::kQuantBytes;
+  uint32_t word = 0;
+  if (p.in < quant_end) {
+    const int kt = static_cast<int>(p.in / (2 * L::kQuantBytes));
+    const int rem = static_cast<int>(p.in % (2 * L::kQuantBytes));
+    const int panel = rem / L::kQuantBytes, o = rem % L::kQuantBytes;
+    const int64_t r0 = p.pair * 128 + panel * 64;
+    const int64_t k0 = p.group * L::kGroupK + kt * 64;
+    if (o < 2048) {  // low nibbles
+      const int t = o / 16, s = (o % 16) / 4;
+      const uint8_t* row0 = src.row(r0 + ws_row(t, 0));
+      const uint8_t* row1 = src.row(r0 + ws_row(t, 1));
+      for (int b = 0; b < 4; ++b) {
+        const int64_t k = k0 + ws_k(t, s, b);
+        const int lo = row0 ? WsSourceQ6K::q(row0, k) & 15 : 0, hi = row1 ? WsSourceQ6K::q(row1, k) & 15 : 0;
+        word |= static_cast<uint32_t>(lo | (hi << 4)) << (8 * b);
+      }
+    } else {  // high 2 bits
+      const int t = (o - 2048) / 8, h = ((o - 2048) % 8) / 4;
+      const uint8_t* rows[2] = {src.row(r0 + ws_row(t, 0)), src.row(r0 + ws_row(t, 1))};
+      for (int b = 0; b < 4; ++b) {
+        uint32_t byte = 0;
+        for (int f = 0; f < 4; ++f) {  // field f: (row f % 2, step 2h + f / 2)
+          const uint8_t* row = rows[f & 1];
+          const int64_t k = k0 + ws_k(t, 2 * h + (f >> 1), b);
+          byte |= static_cast<uint32_t>(row ? WsSourceQ6K::q(row, k) >> 4 : 0) << (2 * f);
+        }
+        word |= byte << (8 * b);
+      }
+    }
+    return word;
+  }
+  const int rem = static_cast<int>(p.in - quant_end);
+  const int panel = rem / L::kScaleBytes, o = rem % L::kScaleBytes;
+  const int64_t r0 = p.pair * 128 + panel * 64;
+  if (o < 1024) {
+    const uint8_t* row = src.row(r0 + o / 16);
+    if (row == nullptr) return 0;
+    const uint8_t* blk = row + p.group * L::kSrcBlockBytes;
+    const int u0 = o % 16;
+    for (int b = 0; b < 4; ++b) word |= static_cast<uint32_t>(WsSourceQ6K::scale(blk, u0 + b)) << (8 * b);
+    return word;
+  }
+  const int r = (o - 1024) / 2;  // two rows' d per word
+  for (int i = 0; i < 2; ++i) {
+    const uint8_t* row = src.row(r0 + r + i);
+    if (row != nullptr) word |= static_cast<uint32_t>(ws_detail::u16(row + p.group * L::kSrcBlockBytes + 208)) << (16 * i);
+  }
+  return word;
+}
+
+template <>
+PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ8_0>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+  using L = WsLayout<kWsQ8_0>;
+  const ws_detail::Place p{pair, group, in};
+  const int64_t quant_end = 2 * L::kQuantBytes;
+  uint32_t word = 0;
+  const int64_t k0 = p.group * 64;
+  if (p.in < quant_end) {
+    const int panel = static_cast<int>(p.in / L::kQuantBytes), o = static_cast<int>(p.in % L::kQuantBytes);
+    const int region = o / 2048, t = (o % 2048) / 16, wi = (o % 16) / 4;
+    const int s = 2 * region + (wi >> 1), half = wi & 1;
+    const uint8_t* row = src.row(p.pair * 128 + panel * 64 + ws_row(t, half));
+    if (row == nullptr) return 0;
+    for (int b = 0; b < 4; ++b) {
+      const int64_t k = k0 + ws_k(t, s, b);
+      word |= static_cast<uint32_t>(row[(k >> 5) * 34 + 2 + (k & 31)]) << (8 * b);
+    }
+    return word;
+  }
+  const int rem = static_cast<int>(p.in - quant_end);
+  const int panel = rem / L::kScaleBytes, r = (rem % L::kScaleBytes) / 4;
+  const uint8_t* row = src.row(p.pair * 128 + panel * 64 + r);
+  if (row == nullptr) return 0;
+  const uint8_t* blk = row + (k0 >> 5) * 34;
+  return static_cast<uint32_t>(ws_detail::u16(blk)) | (static_cast<uint32_t>(ws_detail::u16(blk + 34)) << 16);
+}
+
+template <>
+PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsF16>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+  using L = WsLayout<kWsF16>;
+  const ws_detail::Place p{pair, group, in};
+  const int panel = static_cast<int>(p.in / L::kQuantBytes), o = static_cast<int>(p.in % L::kQuantBytes);
+  const int s = o / 2048, t = (o % 2048) / 16, wi = (o % 16) / 4;
+  const int half = wi & 1, e0 = 2 * (wi >> 1);  // registers: (row 0, e 0/1), (row 1, e 0/1), (row 0, e 2/3), (row 1, e 2/3)
+  const uint8_t* row = src.row(p.pair * 128 + panel * 64 + ws_row(t, half));
+  if (row == nullptr) return 0;
+  const int64_t k = p.group * 64 + ws_k(t, s, e0);  // e0 and e0+1 are adjacent in k
+  return static_cast<uint32_t>(ws_detail::u16(row + 2 * k)) | (static_cast<uint32_t>(ws_detail::u16(row + 2 * k + 2)) << 16);
+}
+
+// ---- decoders: a thread's k-tile words -> A fragments ---------------------------------------
+// Per k-tile a consumer thread t (a) computes its share of its quad's scales, lane_scales(): the
+// four lanes of a quad (t / 4 equal) hold the same two fragment rows, so each lane computes two
+// of the quad's eight scale values and the quad exchanges them (the kernel with shuffles, the
+// host tests by calling every lane): value v of lane c goes to set_scale(c, v, ...); (b) loads its
+// quants, load(); (c) per k16 step s, step() writes the 4 A registers. `quants` and `scales`
+// point at the stage's block of the thread's panel (shared memory on the device, any memory on
+// the host); kt is the k-tile's index inside its group.
+
+struct WsDecodeQ4K {
+  static constexpr int kType = kWsQ4K;
+  static constexpr bool kQuadScales = true;
+  uint4 q;
+  float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc, dmin·m (exact)
+  // Lane c's pair: row half c / 2, sub-block c % 2 -> (d·sc, dmin·m).
+  PFX_GEMM_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+    const int c = t & 3;
+    const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
+    const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
+    const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
+    const int b = 2 * (c & 1);
+    v0 = fmul_rn(half_bits_to_float(dd), ws_byte_float(sm, b));
+    v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+  }
+  PFX_GEMM_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
+  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
+    q = *reinterpret_cast<const uint4*>(quants + 16 * t);
+  }
+  // Four weights of one row: the low nibbles of v's bytes (already shifted) -> two half2 words.
+  PFX_GEMM_HD static void row4(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
+    v &= 0x0F0F0F0Fu;
+    float y[4];
+PFX_GEMM_UNROLL
+    for (int b = 0; b < 4; ++b) y[b] = fma_rn(ws_byte_float(v, b), d1, -m1);
+    e01 = pack_half2_rn(y[0], y[1]);
+    e23 = pack_half2_rn(y[2], y[3]);
+  }
+  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
+    const int sb = s >> 1;
+    row4(w, d1[0][sb], m1[0][sb], a[0], a[2]);
+    row4(w >> 4, d1[1][sb], m1[1][sb], a[1], a[3]);
+  }
+};
+
+struct WsDecodeQ6K {
+  static constexpr int kType = kWsQ6K;
+  static constexpr bool kQuadScales = true;
+  uint4 lo;
+  uint2 hi;
+  float ds[2][4];  // [row half][step]: d·sc (exact)
+  // Lane c's pair: row half c / 2, steps 2(c % 2) and 2(c % 2) + 1.
+  PFX_GEMM_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+    const int c = t & 3, r = ws_row(t, c >> 1);
+    const uint32_t sw = *reinterpret_cast<const uint32_t*>(scales + 16 * r + 4 * kt) ^ 0x80808080u;
+    const float d = half_bits_to_float(*reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r));
+    v0 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1)));
+    v1 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1) + 1));
+  }
+  PFX_GEMM_HD void set_scale(int c, float v0, float v1) {
+    ds[c >> 1][2 * (c & 1)] = v0, ds[c >> 1][2 * (c & 1) + 1] = v1;
+  }
+  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
+    lo = *reinterpret_cast<const uint4*>(quants + 16 * t);
+    hi = *reinterpret_cast<const uint2*>(quants + 2048 + 8 * t);
+  }
+  PFX_GEMM_HD static void row4(uint32_t q6, float ds, uint32_t& e01, uint32_t& e23) {
+    float y[4];
+PFX_GEMM_UNROLL
+    for (int b = 0; b < 4; ++b) y[b] = fmul_rn(ds, fsub_rn(byte_plus_2p23(q6, b), 8388640.0f));  // (q − 32)·d·sc
+    e01 = pack_half2_rn(y[0], y[1]);
+    e23 = pack_half2_rn(y[2], y[3]);
+  }
+  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint32_t l = s == 0 ? lo.x : s == 1 ? lo.y : s == 2 ? lo.z : lo.w;
+    const uint32_t h = (s >> 1) ? hi.y : hi.x;
+    const uint32_t hsh = (s & 1) ? h >> 4 : h;  // fields of this step at bits 0-1 (row 0), 2-3 (row 1)
+    const uint32_t q0 = (l & 0x0F0F0F0Fu) | ((hsh << 4) & 0x30303030u);
+    const uint32_t q1 = ((l >> 4) & 0x0F0F0F0Fu) | ((hsh << 2) & 0x30303030u);
+    row4(q0, ds[0][s], a[0], a[2]);
+    row4(q1, ds[1][s], a[1], a[3]);
+  }
+};
+
+struct WsDecodeQ8_0 {
+  static constexpr int kType = kWsQ8_0;
+  static constexpr bool kQuadScales = false;  // one byte permute per scale: cheaper than shuffles
+  uint4 qa, qb;       // steps 0-1, 2-3
+  uint32_t d2[2][2];  // [row half][block]: (d, d)
+  PFX_GEMM_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
+  PFX_GEMM_HD void set_scale(int, float, float) {}
+  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* scales, int t, int /*kt*/) {
+    qa = *reinterpret_cast<const uint4*>(quants + 16 * t);
+    qb = *reinterpret_cast<const uint4*>(quants + 2048 + 16 * t);
+PFX_GEMM_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t dw = *reinterpret_cast<const uint32_t*>(scales + 4 * ws_row(t, h));
+      d2[h][0] = byte_perm(dw, 0, 0x1010);
+      d2[h][1] = byte_perm(dw, 0, 0x3232);
+    }
+  }
+  // Four int8 -> fp16_rn(q·d), two half2 words.
+  PFX_GEMM_HD static void row4(uint32_t w, uint32_t d2, uint32_t& e01, uint32_t& e23) {
+    const uint32_t u = w ^ 0x80808080u;  // q + 128 as unsigned bytes
+    const uint32_t bias = 0x64806480u;   // (1152, 1152): 0x64XX is 1024 + XX
+    e01 = hmul2_rn(hsub2(byte_perm(u, 0x64646464u, 0x4140u), bias), d2);
+    e23 = hmul2_rn(hsub2(byte_perm(u, 0x64646464u, 0x4342u), bias), d2);
+  }
+  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint4& q = s < 2 ? qa : qb;
+    const uint32_t w0 = (s & 1) ? q.z : q.x, w1 = (s & 1) ? q.w : q.y;
+    row4(w0, d2[0][s >> 1], a[0], a[2]);
+    row4(w1, d2[1][s >> 1], a[1], a[3]);
+  }
+};
+
+struct WsDecodeF16 {
+  static constexpr int kType = kWsF16;
+  static constexpr bool kQuadScales = false;
+  const uint8_t* quants;
+  int t;
+  PFX_GEMM_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
+  PFX_GEMM_HD void set_scale(int, float, float) {}
+  PFX_GEMM_HD void load(const uint8_t* q, const uint8_t* /*scales*/, int thread, int /*kt*/) {
+    quants = q;
+    t = thread;
+  }
+  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint4 v = *reinterpret_cast<const uint4*>(quants + 2048 * s + 16 * t);
+    a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+  }
+};
+
+// The decoder of each type id.
+template <int kType>
+struct WsDecoder;
+template <>
+struct WsDecoder<kWsQ4K> {
+  using type = WsDecodeQ4K;
+};
+template <>
+struct WsDecoder<kWsQ6K> {
+  using type = WsDecodeQ6K;
+};
+template <>
+struct WsDecoder<kWsQ8_0> {
+  using type = WsDecodeQ8_0;
+};
+template <>
+struct WsDecoder<kWsF16> {
+  using type = WsDecodeF16;
+};
+
+}  // namespace pfx::kernels::dev

@@ -1,0 +1,342 @@
+// `landing import` tried as an attacker would (landing/import_rules.h): each test crafts a results
+// folder that once turned an INCOMPLETE report into PASS, or wrote outside reports/, and checks it
+// is now refused or re-judged. The report is a real ledger entry in a temporary reports folder;
+// no git, no builds.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/gate_profile.h"
+#include "landing/landing_import.h"
+#include "report/ledger.h"
+#include "suite/suite_judge.h"
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+using namespace pfx::gates;
+using nlohmann::json;
+
+namespace {
+
+const std::string kCand = "c0ffee000001", kBase = "ba5e00000001";
+const std::string kCandHash(64, 'c'), kBaseHash(64, 'b');
+
+const char* kProfile = R"(schema: gate-profile/1
+models:
+  tiny: {synth: tiny.yaml, seed: 1}
+gpu_probe_model: tiny
+gates:
+  parity:
+    max_rel_dev: 1.0e-3
+    cases:
+      - {name: hello, model: tiny, text: "hello world"}
+      - {name: ids, model: tiny, tokens: [1, 5, 9]}
+  greedy:
+    cases: [{name: hello, model: tiny, text: "hello world"}]
+  suite: {}
+  ab: {model: tiny}
+waivers: []
+)";
+
+class Import : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("pfx-import-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    reports_ = root_ / "reports";
+    results_ = root_ / "results";
+    fs::create_directories(results_);
+    profile_ = GateProfile::parse(kProfile, "landing.yaml");
+    LandingRecord rec;
+    rec.candidate_id = kCand;
+    rec.created = utc_now_iso8601();
+    rec.baseline = {{"label", "baseline"}, {"sha", kBase + "0000"}, {"id", kBase}, {"ok", true}, {"prefill_sha256", kBaseHash}};
+    rec.candidate = {{"label", "candidate"}, {"sha", kCand + "0000"}, {"id", kCand}, {"ok", true}, {"prefill_sha256", kCandHash}};
+    rec.profile_path = "landing.yaml";
+    rec.profile = profile_.data();
+    rec.profile_sha256 = profile_.sha256();
+    rec.harness = {{"pinned", true}, {"how", "baseline build"}, {"commit", kBase}, {"sha256", std::string(64, 'h')}};
+    rec.enabled_gates = {"parity", "greedy", "suite", "ab"};
+    // Here (no GPU): the GPU gates skipped, the suite with its GPU test skipped.
+    for (const char* g : {"parity", "ab"}) {
+      GateResult r = skipped_result(g, "unavailable here (exit 3): no usable CUDA GPU");
+      r.checks.push_back({g, Status::Skipped, "unavailable here (exit 3): no usable CUDA GPU"});
+      r.candidate_id = kCand;
+      r.baseline_id = kBase;
+      rec.put(r);
+    }
+    GateResult greedy;
+    greedy.gate = "greedy";
+    greedy.checks = {{"hello", Status::Pass, "byte-identical: 12 tokens"}};
+    settle_from_checks(greedy);
+    rec.put(greedy);
+    GateResult suite;
+    suite.gate = "suite";
+    suite.host = {{"host", "cpu-host"}};
+    suite.details["tests"] = json::array({{{"name", "CpuTest.A"}, {"outcome", "passed"}},
+                                          {{"name", "GpuTest.B"}, {"outcome", "skipped"}, {"message", "no CUDA GPU"}}});
+    suite.details["runs"] = json::array({{{"host", "cpu-host"}, {"ctest_exit", 0}}});
+    judge_suite(suite);
+    settle_from_checks(suite);
+    rec.put(suite);
+    rec.recompute_verdict();
+    Ledger ledger(reports_);
+    rec.id = ledger.reserve(rec.candidate_id);
+    ledger.append(rec);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // A result bound the way a landing on the report's builds and profile binds it.
+  json bound(const std::string& gate, const std::string& status) const {
+    return {{"schema", kGateResultSchema}, {"gate", gate}, {"status", status}, {"candidate_id", kCand}, {"baseline_id", kBase},
+            {"host", {{"host", "gpu-host"}, {"gpu", {{"name", "NVIDIA H200"}, {"driver_version", "570"}}}}},
+            {"binding", {{"profile_sha256", profile_.sha256()},
+                         {"candidate", {{"id", kCand}, {"prefill_sha256", kCandHash}}},
+                         {"baseline", {{"id", kBase}, {"prefill_sha256", kBaseHash}}},
+                         {"harness", {{"pinned", true}, {"how", "baseline build"}, {"commit", kBase}}}}},
+            {"checks", json::array()}};
+  }
+  static json check(const std::string& name, const std::string& status, json metrics = json::object()) {
+    return {{"name", name}, {"status", status}, {"reason", "claimed"}, {"metrics", metrics}};
+  }
+  static json logits(double rel) {
+    return {{"shape_match", true}, {"max_rel_dev", rel}, {"nmse", rel * rel}, {"top1_agreement", 1.0}};
+  }
+  void write(const std::string& file, const json& j) const { std::ofstream(results_ / file) << j.dump(); }
+  int import(const std::string& accept = "") const { return landing_import(results_, reports_, "", accept, true); }
+  std::string import_error(const std::string& accept = "") const {
+    try {
+      import(accept);
+    } catch (const pfx::Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+  LandingRecord record() const { return read_landing_record(reports_ / kCand / "landing.json"); }
+  GateResult gate(const std::string& name) const {
+    const auto rec = record();
+    const GateResult* g = rec.gate(name);
+    if (!g) throw std::runtime_error("no " + name);
+    return *g;
+  }
+
+  fs::path root_, reports_, results_;
+  GateProfile profile_;
+};
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_F(Import, OneLinePassJsonsWithoutBindingAreRefused) {
+  // The attack: one line per gate, no checks, no binding.
+  for (const char* g : {"parity", "ab"})
+    write(std::string(g) + ".json", {{"schema", kGateResultSchema}, {"gate", g}, {"status", "PASS"}, {"candidate_id", kCand}});
+  const auto e = import_error();
+  EXPECT_TRUE(has(e, "refused, the results are not bound")) << e;
+  EXPECT_TRUE(has(e, "parity: baseline id none, report has " + kBase)) << e;
+  EXPECT_TRUE(has(e, "carries no binding")) << e;
+  EXPECT_EQ(record().verdict, Verdict::Incomplete) << "nothing changed";
+}
+
+TEST_F(Import, BoundResultWithNoChecksIsAFail) {
+  write("parity.json", bound("parity", "PASS"));
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  EXPECT_EQ(p.status, Status::Fail);
+  int missing = 0;
+  for (const auto& c : p.checks) missing += has(c.reason, "missing from the imported result");
+  EXPECT_EQ(missing, 2) << "both profile cases are missing";
+}
+
+TEST_F(Import, RequiredFalseSkippedDoesNotMakePass) {
+  for (const char* g : {"parity", "ab"}) {
+    auto r = bound(g, "SKIPPED");
+    r["required"] = false;
+    r["checks"] = json::array({check(g, "SKIPPED")});
+    write(std::string(g) + ".json", r);
+  }
+  import();
+  EXPECT_TRUE(gate("parity").required) << "required comes from the report's profile";
+  EXPECT_NE(record().verdict, Verdict::Pass);
+}
+
+TEST_F(Import, ClaimedPassIsReJudgedFromItsMetrics) {
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(5e-3)), check("ids", "PASS", logits(1e-5))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  EXPECT_EQ(p.status, Status::Fail);
+  EXPECT_TRUE(has(p.checks.at(0).reason, "max rel dev 5.00e-03 > 1.00e-03")) << p.checks.at(0).reason;
+  EXPECT_EQ(p.checks.at(1).status, Status::Pass);
+}
+
+TEST_F(Import, CrashFailFlippedToPassStaysAFail) {
+  // A crash check has no logits metrics: "PASS" with only an outcome cannot be proven.
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", {{"outcome", "crashed"}}), check("ids", "PASS", logits(0))});
+  write("parity.json", r);
+  import();
+  const auto p = gate("parity");
+  EXPECT_EQ(p.status, Status::Fail);
+  EXPECT_TRUE(has(p.checks.at(0).reason, "carries no evidence")) << p.checks.at(0).reason;
+  EXPECT_FALSE(p.checks.at(0).waivable) << "an unproven check cannot be waived";
+}
+
+TEST_F(Import, LocalFailIsNeverReplaced) {
+  {
+    auto rec = record();
+    GateResult greedy;
+    greedy.gate = "greedy";
+    greedy.checks = {{"hello", Status::Fail, "first divergence at generated token 3"}};
+    settle_from_checks(greedy);
+    rec.put(greedy);
+    rec.recompute_verdict();
+    Ledger(reports_).update(rec);
+  }
+  auto r = bound("greedy", "PASS");
+  r["checks"] = json::array({check("hello", "PASS",
+                                   {{"baseline_ids", {1, 2, 3}}, {"candidate_ids", {1, 2, 3}}, {"baseline_text", "abc"},
+                                    {"candidate_text", "abc"}})});
+  write("greedy.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  EXPECT_EQ(gate("greedy").status, Status::Fail);
+  const auto rec = record();
+  ASSERT_EQ(rec.superseded.size(), 1u);
+  EXPECT_TRUE(has(rec.superseded[0]["why"].get<std::string>(), "FAIL stands")) << rec.superseded[0].dump();
+  EXPECT_EQ(rec.superseded[0]["result"]["status"], "PASS");
+}
+
+TEST_F(Import, UnknownGateAndBuildOverrideAreRefused) {
+  auto a = bound("nonexistent-gate", "PASS");
+  a["checks"] = json::array({check("x", "PASS")});
+  write("nonexistent-gate.json", a);
+  auto b = bound("build", "PASS");
+  b["checks"] = json::array({check("build", "PASS")});
+  write("build.json", b);
+  const auto e = import_error();
+  EXPECT_TRUE(has(e, "nonexistent-gate: not a gate landing knows")) << e;
+  EXPECT_TRUE(has(e, "build: the build is this host's own")) << e;
+}
+
+TEST_F(Import, PathEscapingIdIsRefusedBeforeAnyPath) {
+  auto r = bound("parity", "PASS");
+  r["candidate_id"] = "../../ESCAPED_REPORT";
+  write("parity.json", r);
+  const auto e = import_error();
+  EXPECT_TRUE(has(e, "'../../ESCAPED_REPORT' is not a valid id")) << e;
+  EXPECT_FALSE(fs::exists(root_ / "ESCAPED_REPORT"));
+  EXPECT_FALSE(fs::exists(reports_.parent_path().parent_path() / "ESCAPED_REPORT"));
+  // The same through a report folder's landing.json (the other import form) and --into.
+  fs::remove(results_ / "parity.json");
+  auto rec = to_json(record());
+  rec["id"] = "../../ESCAPED_REPORT";
+  write("landing.json", rec);
+  EXPECT_TRUE(has(import_error(), "field 'id' '../../ESCAPED_REPORT' is not a valid report id"));
+  EXPECT_THROW(landing_import(results_, reports_, "../x", "", true), pfx::Error);
+}
+
+TEST_F(Import, BinaryOrProfileMismatchRefusedUnlessAccepted) {
+  auto r = bound("parity", "PASS");
+  r["binding"]["candidate"]["prefill_sha256"] = std::string(64, 'd');
+  r["binding"]["profile_sha256"] = std::string(64, 'e');
+  r["checks"] = json::array({check("hello", "PASS", logits(0)), check("ids", "PASS", logits(0))});
+  write("parity.json", r);
+  const auto e = import_error();
+  EXPECT_TRUE(has(e, "candidate prefill sha256 dddddddddddd…, report has cccccccccccc…")) << e;
+  EXPECT_TRUE(has(e, "effective gate profile sha256")) << e;
+  EXPECT_EQ(import("rebuilt on the GPU host from the same commit"), kExitIncomplete);
+  EXPECT_EQ(gate("parity").status, Status::Pass);
+  const auto md = [&] {
+    std::ifstream in(reports_ / kCand / "landing.md");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  EXPECT_TRUE(has(md, "binding mismatch accepted**: \"rebuilt on the GPU host from the same commit\"")) << md;
+}
+
+TEST_F(Import, UnpinnedHarnessIsAMismatch) {
+  auto r = bound("parity", "PASS");
+  r["binding"]["harness"] = {{"pinned", false}, {"how", "not pinned: built from the candidate commit"}};
+  write("parity.json", r);
+  EXPECT_TRUE(has(import_error(), "judged by a harness that is not pinned: not pinned: built from the candidate commit"));
+}
+
+TEST_F(Import, ReplacedResultsStayAndGateFilesFollowTheReport) {
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  import();
+  const auto rec = record();
+  EXPECT_EQ(rec.gate("parity")->status, Status::Pass);
+  bool kept = false;
+  for (const auto& s : rec.superseded) kept |= s["result"]["gate"] == "parity" && s["result"]["status"] == "SKIPPED";
+  EXPECT_TRUE(kept) << "the replaced SKIPPED stays, with when and why";
+  std::ifstream in(reports_ / kCand / "gates" / "parity.json");
+  EXPECT_EQ(json::parse(in)["status"], "PASS") << "gates/parity.json says what landing.md says";
+}
+
+TEST_F(Import, SuiteRunsOfBothHostsAreJoined) {
+  auto r = bound("suite", "PASS");
+  r["details"]["tests"] = json::array({{{"name", "CpuTest.A"}, {"outcome", "passed"}}, {{"name", "GpuTest.B"}, {"outcome", "passed"}}});
+  r["details"]["runs"] = json::array({{{"host", "gpu-host"}, {"ctest_exit", 0}}});
+  write("suite.json", r);
+  EXPECT_EQ(gate("suite").status == Status::Pass, false) << "before: a GPU test skipped";
+  import();
+  const auto s = gate("suite");
+  EXPECT_EQ(s.status, Status::Pass) << s.reason;
+  EXPECT_TRUE(has(s.evidence, "suite 2/0/0 (passed/failed/skipped) over 2 joined runs")) << s.evidence;
+}
+
+TEST_F(Import, EnvironmentShowsEachGatesHostGpuDriverAndClockRange) {
+  auto r = bound("parity", "PASS");
+  r["host"]["sm_clock_range_mhz"] = {1755, 1980};
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  import();
+  std::ifstream in(reports_ / kCand / "landing.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  EXPECT_TRUE(has(md, "| parity ran on | gpu-host — GPU NVIDIA H200")) << md;
+  EXPECT_TRUE(has(md, "driver 570")) << md;
+  EXPECT_TRUE(has(md, "; SM clock 1755-1980 MHz")) << md;
+}
+
+TEST_F(Import, ImportedFiguresAreRebuiltFromTheEvidence) {
+  // A forged headline row (+50%) beside pairs that show a 1% slowdown: the report shows the pairs.
+  auto r = bound("ab", "PASS");
+  json pairs = json::array();
+  for (int i = 0; i < 8; ++i)
+    pairs.push_back({{"baseline", {{"tps", {{"pp512", 1000.0}}}}}, {"candidate", {{"tps", {{"pp512", 990.0}}}}}, {"throttled", false}});
+  r["details"]["pairs"] = pairs;
+  r["rows"] = json::array({{{"metric", "pp512 tok/s"}, {"baseline", {{"value", 1000.0}}}, {"candidate", {{"value", 1500.0}}},
+                            {"delta_pct", 50.0}, {"headline", true}}});
+  r["checks"] = json::array({check("ab", "PASS")});
+  write("ab.json", r);
+  import();
+  const auto ab = gate("ab");
+  const Row* h = ab.headline();
+  ASSERT_NE(h, nullptr);
+  EXPECT_DOUBLE_EQ(*h->candidate.value, 990.0);
+  ASSERT_TRUE(h->delta_pct.has_value());
+  EXPECT_NEAR(*h->delta_pct, -1.0, 1e-9) << "the paired median of ratios, the gate's one Δ";
+}
+
+TEST_F(Import, ParityMustCoverEveryGemmVariantOfTheCandidate) {
+  {
+    auto rec = record();
+    rec.candidate["version"] = {{"capabilities", {{"gemm_variants", {"pipelined", "fused"}}}}};
+    Ledger(reports_).update(rec);
+  }
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  std::vector<std::string> missing;
+  for (const auto& c : p.checks)
+    if (has(c.reason, "missing from the imported result")) missing.push_back(c.name);
+  EXPECT_EQ(missing, (std::vector<std::string>{"hello gemm=fused", "ids gemm=fused"}));
+}

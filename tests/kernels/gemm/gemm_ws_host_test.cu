@@ -1,0 +1,176 @@
+// CPU checks of the warp-specialized fused GEMM's weight path (label cpu, no GPU needed): the
+// repack (kernels/gemm_ws_layout.cuh, the very __host__ __device__ code the device repack kernel
+// runs) and the consumer's decoders, emulated thread by thread: for every panel, k-tile, thread
+// and k16 step, each half of the four A registers must carry the fp16 bits of fp16_rn(ggml's
+// dequantized value) of exactly the (row, k) the wgmma fragment layout assigns it (kernels/ptx.cuh)
+// — signed zeros included, rows past the matrix ±0; for plain and SwiGLU-interleaved repacks.
+// Also: sizes (the same bytes as GGUF, q4_K +4 per super-block row for its unpacked scales), the
+// host API's reasons, and the variant table.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemm_reference.h"
+#include "kernels/gemm_ws.h"
+#include "kernels/gemm_ws_layout.cuh"
+#include "kernels/sm90.h"
+#include "util/error.h"
+
+namespace pfx::kernels::test {
+namespace {
+
+using namespace dev;
+
+// The repacked matrix, built on the host word by word.
+template <int kType>
+std::vector<uint8_t> repack_on_host(const std::vector<uint8_t>& a, const std::vector<uint8_t>* b, int64_t rows,
+                                    int64_t cols) {
+  using L = WsLayout<kType>;
+  const WsRowSource src{a.data(), b ? b->data() : nullptr, rows, row_bytes(kType, cols)};
+  std::vector<uint8_t> out(static_cast<size_t>(ws_repacked_bytes<L>(src.out_rows(), cols)));
+  for (size_t off = 0; off < out.size(); off += 4) {
+    const uint32_t w = ws_repacked_word<kType>(src, cols, static_cast<int64_t>(off));
+    std::memcpy(out.data() + off, &w, 4);
+  }
+  return out;
+}
+
+// Emulates every consumer thread's decode of the repacked matrix and compares each fragment
+// element with want(row, k) (fp16 bits; rows at or past out_rows must be +0).
+template <int kType, class Want>
+int64_t check_fragments(const std::vector<uint8_t>& packed, int64_t out_rows, int64_t cols, const Want& want,
+                        const std::string& what) {
+  using L = WsLayout<kType>;
+  using Decode = typename WsDecoder<kType>::type;
+  const int64_t n_groups = cols / L::kGroupK, nk = cols / 64;
+  int64_t bad = 0;
+  for (int64_t pair = 0; pair < ws_pairs(out_rows); ++pair)
+    for (int64_t kt = 0; kt < nk; ++kt)
+      for (int panel = 0; panel < 2; ++panel) {
+        const uint8_t* q = packed.data() + ws_quant_offset<L>(pair, kt, n_groups) + panel * L::kQuantBytes;
+        const uint8_t* sc = packed.data() + ws_scale_offset<L>(pair, kt, n_groups) + panel * L::kScaleBytes;
+        for (int t = 0; t < 128; ++t) {
+          const int kt_in = static_cast<int>(kt % L::kTiles);
+          Decode dec;
+          // The quad's exchange of scale values, as the kernel's shuffles do it.
+          for (int c = 0; c < 4; ++c) {
+            float v0 = 0, v1 = 0;
+            Decode::lane_scales(sc, (t & ~3) | c, kt_in, v0, v1);
+            dec.set_scale(c, v0, v1);
+          }
+          dec.load(q, sc, t, kt_in);
+          for (int s = 0; s < 4; ++s) {
+            uint32_t a[4];
+            dec.step(s, a);
+            for (int i = 0; i < 4; ++i)
+              for (int j = 0; j < 2; ++j) {
+                const int64_t row = pair * 128 + panel * 64 + ws_row(t, i & 1);
+                const int64_t k = kt * 64 + ws_k(t, s, 2 * (i >> 1) + j);
+                const uint16_t got = static_cast<uint16_t>(a[i] >> (16 * j));
+                // Padding rows (never stored) decode to a zero; q6_K's is -0 ((0 - 32)·0).
+                const bool pad = row >= out_rows;
+                const uint16_t exp = pad ? 0 : want(row, k);
+                if ((pad ? (got & 0x7FFF) != 0 : got != exp) && ++bad <= 8)
+                  ADD_FAILURE() << what << ": row " << row << " k " << k << " (pair " << pair << " k-tile " << kt
+                                << " panel " << panel << " thread " << t << " step " << s << " reg " << i << "." << j
+                                << "): want 0x" << std::hex << exp << " got 0x" << got << std::dec;
+              }
+          }
+        }
+      }
+  return bad;
+}
+
+template <int kType>
+void check_type(int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::vector<uint8_t> raw = random_weights(kType, rows, cols, rng);
+  const std::vector<uint16_t> ref = reference_weights_f16(kType, raw, rows, cols);
+  const std::vector<uint8_t> packed = repack_on_host<kType>(raw, nullptr, rows, cols);
+  const std::string what = std::string(type_name(kType)) + " " + std::to_string(rows) + "x" + std::to_string(cols);
+  const int64_t bad = check_fragments<kType>(packed, rows, cols,
+                                             [&](int64_t r, int64_t k) { return ref[static_cast<size_t>(r * cols + k)]; }, what);
+  EXPECT_EQ(bad, 0) << what;
+
+  // SwiGLU: rows 16G .. 16G+7 of the repack are gate rows 8G .., rows 16G+8 .. are up rows 8G ..
+  const std::vector<uint8_t> raw_up = random_weights(kType, rows, cols, rng);
+  const std::vector<uint16_t> ref_up = reference_weights_f16(kType, raw_up, rows, cols);
+  const std::vector<uint8_t> both = repack_on_host<kType>(raw, &raw_up, rows, cols);
+  const int64_t bad_swiglu = check_fragments<kType>(
+      both, 2 * rows, cols,
+      [&](int64_t R, int64_t k) {
+        const int64_t n = 8 * (R / 16) + R % 8;
+        return (R & 8 ? ref_up : ref)[static_cast<size_t>(n * cols + k)];
+      },
+      what + " swiglu");
+  EXPECT_EQ(bad_swiglu, 0) << what << " swiglu";
+
+  // Same bytes as the GGUF rows (per 128 rows), q4_K plus 4 bytes per row and super-block.
+  const int64_t gguf = ws_pairs(rows) * 128 * row_bytes(kType, cols);
+  const int64_t extra = kType == kWsQ4K ? ws_pairs(rows) * 128 * (cols / 256) * 4 : 0;
+  EXPECT_EQ(static_cast<int64_t>(packed.size()), gguf + extra) << what;
+  EXPECT_EQ(static_cast<int64_t>(packed.size()), gemm_ws_repacked_bytes(kType, rows, cols)) << what;
+  if (bad == 0 && bad_swiglu == 0)
+    std::printf("  %s: every fragment element of %lld rows (and %lld interleaved) bit-exact\n", what.c_str(),
+                static_cast<long long>(rows), static_cast<long long>(2 * rows));
+}
+
+// 192 rows: one full panel pair and one half-filled (padding rows must decode to zeros); two
+// super-blocks (or k-groups) at least, so the group offsets are exercised.
+TEST(GemmWsLayout, Q4KFragmentsAreExact) { check_type<kWsQ4K>(192, 768, 31); }
+TEST(GemmWsLayout, Q6KFragmentsAreExact) { check_type<kWsQ6K>(192, 768, 32); }
+TEST(GemmWsLayout, Q8_0FragmentsAreExact) { check_type<kWsQ8_0>(192, 320, 33); }
+TEST(GemmWsLayout, F16FragmentsAreExact) { check_type<kWsF16>(192, 256, 34); }
+
+// Every bit pattern of a q4_K scale field and of q8_0's int8 and q6_K's 6-bit quants comes up in
+// 192 random rows; signed zeros come from the negative scales random_weights draws. The K-quant
+// checks above would miss a decoder that is right only for non-negative d: assert such blocks exist.
+TEST(GemmWsLayout, RandomWeightsIncludeNegativeScales) {
+  std::mt19937_64 rng(31);
+  const std::vector<uint8_t> raw = random_weights(kQ4K, 192, 768, rng);
+  int negative = 0;
+  for (size_t b = 0; b < raw.size(); b += 144) negative += (raw[b + 1] & 0x80) != 0;
+  EXPECT_GT(negative, 10);
+}
+
+TEST(GemmWsHost, UnsupportedReasonsAndArgumentChecks) {
+  EXPECT_EQ(gemm_ws_unsupported_reason(kQ4K, 4096, 4096), "");
+  EXPECT_EQ(gemm_ws_unsupported_reason(kF16, 64, 64), "");
+  EXPECT_NE(gemm_ws_unsupported_reason(static_cast<uint32_t>(quant::Type::Q5_K), 4096, 4096), "");       // q5_K: no kernel
+  EXPECT_NE(gemm_ws_unsupported_reason(kQ4K, 4096 + 32, 4096), "");  // rows not a multiple of 64
+  EXPECT_NE(gemm_ws_unsupported_reason(kQ4K, 4096, 4096 + 64), "");  // cols not a multiple of 256
+  EXPECT_NE(gemm_ws_unsupported_reason(kQ8_0, 4096, 4096 + 32), "");   // q8_0: of 64
+  EXPECT_THROW(gemm_ws_repacked_bytes(static_cast<uint32_t>(quant::Type::Q5_K), 64, 256), Error);
+  const WsMatrixView plain{nullptr, kQ4K, 4096, 4096, false};
+  uint16_t x[8];
+  float y[8];
+  EXPECT_THROW(gemm_ws(plain, x, 8, y, GemmEpilogue::StoreF32, nullptr), Error);  // null weights
+  const WsMatrixView odd{reinterpret_cast<const void*>(uintptr_t{256}), kQ4K, 4096 + 32, 4096, false};
+  EXPECT_THROW(gemm_ws(odd, x, 8, y, GemmEpilogue::StoreF32, nullptr), Error);
+  EXPECT_THROW(gemm_ws_swiglu(plain, x, 8, reinterpret_cast<uint16_t*>(y), nullptr), Error);  // not interleaved
+}
+
+TEST(GemmWsHost, VariantTableFitsTheChip) {
+  for (uint32_t t : kFastTypes) {
+    const auto& vs = gemm_ws_variants(t);
+    ASSERT_FALSE(vs.empty());
+    for (const auto& v : vs) {
+      EXPECT_LE(v.smem_bytes, sm90::kMaxSmemPerBlock) << v.name;
+      EXPECT_GE(v.stages, 2) << v.name;
+      EXPECT_LE(v.ctas_per_sm * (v.smem_bytes + 1024), sm90::kSmemPerSm) << v.name;
+    }
+    // The pick is a valid index for every shape the engine runs.
+    for (int64_t T : {1, 9, 512, 2048})
+      for (int64_t rows : {4096, 11008, 22016, 32000}) {
+        const int v = gemm_ws_pick_variant(t, T, rows);
+        EXPECT_GE(v, 0);
+        EXPECT_LT(v, static_cast<int>(vs.size()));
+      }
+  }
+}
+
+}  // namespace
+}  // namespace pfx::kernels::test

@@ -1,0 +1,331 @@
+// GPU tests of the warp-specialized fused GEMM (kernels/gemm_ws.h; label gpu, each skips with the
+// reason where no GPU is usable). Every variant of every weight type, random data (never zeros),
+// outputs poisoned (NaN) before each run:
+//  - the device repack is byte-identical to the host repack (kernels/gemm_ws_layout.cuh, whose
+//    decoders test_gemm_fast_host checks fragment by fragment);
+//  - X = identity: Y = W16ᵀ, every weight bit-identical to fp16_rn(quant::dequantize_row) through
+//    the real TMA / wgmma path (zeros compare by value: the MMA sums +0 and -0 to +0);
+//  - vs float64 at ragged token counts and rows that end inside a 128-row tile, every epilogue;
+//  - vs the generic path's GEMM on the same fp16 weights (kernels/cublas_gemm.h: cuBLAS without
+//    split-K) at 7B shapes: BITWISE, StoreF32 and AccumulateF32; SwiGLU bitwise against that GEMM
+//    + the generic silu·up kernel;
+//  - run-to-run bitwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemm_reference.h"
+#include "kernels/cublas_gemm.h"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_ws.h"
+#include "kernels/gemm_ws_layout.cuh"
+#include "kernels/gpu_test_support.h"
+#include "kernels/kernels.h"
+#include "quant/fp16.h"
+
+namespace pfx::kernels::test {
+namespace {
+
+constexpr int64_t kRows = 192;    // one full 128-row tile and one half-filled
+constexpr double kRelTol = 1e-5;  // × Σ|x·w|, vs float64 (as test_gemm_fast)
+
+int64_t small_k(uint32_t t) { return t == kQ4K || t == kQ6K ? 768 : 320; }
+
+// Host repack (the layout's reference), for the byte comparison with the device repack.
+template <int kType>
+std::vector<uint8_t> host_repack(const std::vector<uint8_t>& a, const std::vector<uint8_t>* b, int64_t rows,
+                                 int64_t cols) {
+  const dev::WsRowSource src{a.data(), b ? b->data() : nullptr, rows, row_bytes(kType, cols)};
+  std::vector<uint8_t> out(static_cast<size_t>(dev::ws_repacked_bytes<dev::WsLayout<kType>>(src.out_rows(), cols)));
+  for (size_t off = 0; off < out.size(); off += 4) {
+    const uint32_t w = dev::ws_repacked_word<kType>(src, cols, static_cast<int64_t>(off));
+    std::memcpy(out.data() + off, &w, 4);
+  }
+  return out;
+}
+std::vector<uint8_t> host_repack_any(uint32_t t, const std::vector<uint8_t>& a, const std::vector<uint8_t>* b,
+                                     int64_t rows, int64_t cols) {
+  switch (t) {
+    case kQ4K: return host_repack<dev::kWsQ4K>(a, b, rows, cols);
+    case kQ6K: return host_repack<dev::kWsQ6K>(a, b, rows, cols);
+    case kQ8_0: return host_repack<dev::kWsQ8_0>(a, b, rows, cols);
+    default: return host_repack<dev::kWsF16>(a, b, rows, cols);
+  }
+}
+
+// A weight matrix (and optionally an up matrix for SwiGLU), its fp16 reference and its repack.
+struct Weights {
+  uint32_t type;
+  int64_t N, K;
+  std::vector<uint8_t> raw, raw_up;
+  std::vector<uint16_t> w16, w16_up;
+  std::unique_ptr<DeviceBuffer<uint8_t>> gguf, gguf_up, packed;
+  WsMatrixView view() const { return {packed->get(), type, N, K, !raw_up.empty()}; }
+};
+
+Weights make_weights(uint32_t type, int64_t N, int64_t K, uint64_t seed, bool swiglu, Stream& stream,
+                     bool check_bytes = false) {
+  std::mt19937_64 rng(seed);
+  Weights w{type, N, K, random_weights(type, N, K, rng), {}, {}, {}, nullptr, nullptr, nullptr};
+  w.w16 = reference_weights_f16(type, w.raw, N, K);
+  w.gguf = std::make_unique<DeviceBuffer<uint8_t>>(w.raw);
+  w.packed = std::make_unique<DeviceBuffer<uint8_t>>(static_cast<size_t>(gemm_ws_repacked_bytes(type, N, K, swiglu)));
+  if (swiglu) {
+    w.raw_up = random_weights(type, N, K, rng);
+    w.w16_up = reference_weights_f16(type, w.raw_up, N, K);
+    w.gguf_up = std::make_unique<DeviceBuffer<uint8_t>>(w.raw_up);
+    gemm_ws_repack_swiglu({w.gguf->get(), type, N, K}, {w.gguf_up->get(), type, N, K}, w.packed->get(), stream.get());
+  } else {
+    gemm_ws_repack({w.gguf->get(), type, N, K}, w.packed->get(), stream.get());
+  }
+  stream.sync();
+  if (check_bytes) {
+    const std::vector<uint8_t> want = host_repack_any(type, w.raw, swiglu ? &w.raw_up : nullptr, N, K);
+    EXPECT_TRUE(compare_bits(std::string(type_name(type)) + (swiglu ? " swiglu" : "") + " device repack vs host",
+                             w.packed->download(), want));
+  }
+  return w;
+}
+
+std::string label(uint32_t type, const WsVariantInfo& v, int64_t T, const std::string& what) {
+  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T) + " " + what;
+}
+
+std::vector<float> random_floats(size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) do x = u(rng); while (std::fabs(x) < 1e-3f);
+  return v;
+}
+
+TEST(GemmWs, RepackIsByteIdenticalToTheHostLayout) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (uint32_t type : kFastTypes)
+    for (bool swiglu : {false, true}) make_weights(type, kRows, small_k(type), 50 + type, swiglu, stream, true);
+}
+
+// Small enough for compute-sanitizer (memcheck, racecheck): every type and variant, a ragged T
+// spanning two token tiles of the narrow variant, checked against float64.
+TEST(GemmWs, SmallCaseForSanitizers) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(5);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = 128, K = type == kQ4K || type == kQ6K ? 512 : 128, T = 130;
+    const Weights w = make_weights(type, N, K, 60 + type, false, stream);
+    const std::vector<uint16_t> xh = random_activations(T * K, rng);
+    const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+    DeviceBuffer<uint16_t> x(xh);
+    DeviceBuffer<float> y(static_cast<size_t>(T * N));
+    const auto& vs = gemm_ws_variants(type);
+    for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+      y.poison();
+      gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      EXPECT_TRUE(compare(label(type, vs[v], T, "sanitizer case"), to_double(y.download()), ref.y,
+                          [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
+    }
+  }
+}
+
+TEST(GemmWs, WeightsBitExactThroughIdentity) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (uint32_t type : kFastTypes) {
+    const int64_t K = small_k(type), T = K;
+    const Weights w = make_weights(type, kRows, K, 100 + type, false, stream);
+    std::vector<uint16_t> eye(static_cast<size_t>(T * K), 0);
+    for (int64_t t = 0; t < T; ++t) eye[static_cast<size_t>(t * K + t)] = 0x3C00;  // 1.0
+    DeviceBuffer<uint16_t> x(eye), y16(static_cast<size_t>(T * kRows));
+    DeviceBuffer<float> y32(static_cast<size_t>(T * kRows));
+    const auto& vs = gemm_ws_variants(type);
+    for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+      y16.poison();
+      y32.poison();
+      gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
+      gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y32.get(), GemmEpilogue::StoreF32, stream.get());
+      stream.sync();
+      const std::vector<uint16_t> g16 = y16.download();
+      const std::vector<float> g32 = y32.download();
+      int64_t bad = 0;
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t n = 0; n < kRows; ++n) {
+          const uint16_t want = w.w16[static_cast<size_t>(n * K + t)];
+          const uint16_t got = g16[static_cast<size_t>(t * kRows + n)];
+          const float got32 = g32[static_cast<size_t>(t * kRows + n)];
+          const bool both_zero = (want & 0x7FFF) == 0 && (got & 0x7FFF) == 0;
+          if ((got != want && !both_zero) || got32 != quant::fp16_to_fp32(want)) {
+            if (++bad <= 8)
+              ADD_FAILURE() << label(type, vs[v], T, "identity") << ": w[" << n << "][" << t << "] want 0x" << std::hex
+                            << want << " got fp16 0x" << got << std::dec << " / fp32 " << got32;
+          }
+        }
+      EXPECT_EQ(bad, 0) << label(type, vs[v], T, "identity");
+      if (bad == 0)
+        std::printf("  %s: all %lld weights bit-identical\n", label(type, vs[v], T, "identity").c_str(),
+                    static_cast<long long>(T * kRows));
+    }
+  }
+}
+
+TEST(GemmWs, RandomMatchesCpuReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(7);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kRows, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 200 + type, false, stream);
+    for (int64_t T : {1, 7, 65, 128, 129, 300, 513}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+      DeviceBuffer<uint16_t> x(xh), y16(static_cast<size_t>(T * N));
+      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
+      std::vector<double> acc_ref(ref.y.size());
+      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
+      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+      const auto& vs = gemm_ws_variants(type);
+      for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+        const int vi = static_cast<int>(v);
+        y.poison();
+        gemm_ws_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        EXPECT_TRUE(compare(label(type, vs[v], T, "StoreF32"), to_double(y.download()), ref.y, tol));
+        y.upload(y0);
+        gemm_ws_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+        EXPECT_TRUE(compare(label(type, vs[v], T, "AccumulateF32"), to_double(y.download()), acc_ref,
+                            [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
+        y16.poison();
+        gemm_ws_variant(vi, w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
+        EXPECT_TRUE(compare(label(type, vs[v], T, "StoreF16"), halves_to_double(y16.download()), ref.y,
+                            [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+      }
+    }
+  }
+}
+
+// ---- the generic path's GEMM on the same fp16 weights (kernels/cublas_gemm.h: cuBLASLt without
+// split-K), the exact arithmetic the fused kernels must reproduce ----
+class Generic {
+ public:
+  // Y[T,N] (fp32) = beta·Y + X[T,K] · W[N,K]ᵀ.
+  void gemm(const uint16_t* w16, const uint16_t* x16, float* y, int64_t T, int64_t N, int64_t K, float beta,
+            cudaStream_t s) {
+    seq_.run(w16, x16, y, T, N, K, beta != 0.0f, false, s);
+  }
+
+ private:
+  SequentialGemm seq_;
+};
+
+struct Shape {
+  uint32_t type;
+  int64_t N, K, T;
+};
+
+TEST(GemmWs, BitwiseEqualToTheGenericGemmAt7BShapes) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Generic generic;
+  std::mt19937_64 rng(9);
+  // The 7B shapes at the token counts a prefill runs (a prompt of 100-130 tokens: the parity
+  // gate's 7B case; 512; 2048), where plain cuBLAS would split K for some.
+  const Shape shapes[] = {{kQ4K, 4096, 4096, 512},  {kQ6K, 4096, 11008, 512}, {kQ8_0, 4096, 4096, 512},
+                          {kF16, 4096, 4096, 512},  {kQ4K, 11008, 4096, 2048}, {kQ4K, 4096, 11008, 100},
+                          {kQ6K, 4096, 11008, 128}, {kQ4K, 4096, 4096, 128},  {kQ4K, 11008, 4096, 33}};
+  for (const Shape& c : shapes) {
+    const Weights w = make_weights(c.type, c.N, c.K, 500 + c.type + static_cast<uint64_t>(c.N), false, stream);
+    const std::vector<uint16_t> xh = random_activations(c.T * c.K, rng);
+    DeviceBuffer<uint16_t> x(xh), w16(w.w16);
+    DeviceBuffer<float> yc(static_cast<size_t>(c.T * c.N)), y(static_cast<size_t>(c.T * c.N));
+    generic.gemm(w16.get(), x.get(), yc.get(), c.T, c.N, c.K, 0.0f, stream.get());
+    const std::vector<float> ref = yc.download();
+    const std::vector<float> y0 = random_floats(ref.size(), rng);
+    yc.upload(y0);
+    generic.gemm(w16.get(), x.get(), yc.get(), c.T, c.N, c.K, 1.0f, stream.get());
+    const std::vector<float> ref_acc = yc.download();
+    const std::string shape = "N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
+    const auto& vs = gemm_ws_variants(c.type);
+    for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+      const int vi = static_cast<int>(v);
+      y.poison();
+      gemm_ws_variant(vi, w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      const std::vector<float> first = y.download();
+      double worst = 0;
+      for (size_t i = 0; i < first.size(); ++i) worst = std::max(worst, std::fabs(double(first[i]) - double(ref[i])));
+      std::printf("  %s: max |y - generic| = %.3g\n", label(c.type, vs[v], c.T, shape).c_str(), worst);
+      EXPECT_TRUE(compare_bits(label(c.type, vs[v], c.T, shape + " StoreF32 vs generic"), first, ref));
+      y.poison();
+      gemm_ws_variant(vi, w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      EXPECT_TRUE(compare_bits(label(c.type, vs[v], c.T, shape + " run-to-run"), y.download(), first));
+      y.upload(y0);
+      gemm_ws_variant(vi, w.view(), x.get(), c.T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+      EXPECT_TRUE(compare_bits(label(c.type, vs[v], c.T, shape + " AccumulateF32 vs generic (beta 1)"), y.download(), ref_acc));
+    }
+    // The public entry point (the dispatcher's pick), where that variant is selected.
+    if (variant_selected(vs[static_cast<size_t>(gemm_ws_pick_variant(c.type, c.T, c.N))].name)) {
+      y.poison();
+      gemm_ws(w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      EXPECT_TRUE(compare_bits(std::string(type_name(c.type)) + " gemm_ws " + shape + " vs generic", y.download(), ref));
+    }
+  }
+}
+
+// SwiGLU: against float64 at small shapes, and bitwise against the generic path's sequence (two
+// cuBLAS GEMMs, then silu_mul_f32_to_f16) at the 7B FFN shape.
+TEST(GemmWs, SwigluMatchesReferenceAndGenericPathBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Generic generic;
+  std::mt19937_64 rng(8);
+  for (uint32_t type : kFastTypes) {
+    const int64_t N = kRows, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 300 + type, true, stream);
+    for (int64_t T : {7, 300}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference g = reference_gemm(xh, w.w16, T, N, K), u = reference_gemm(xh, w.w16_up, T, N, K);
+      std::vector<double> a_ref(g.y.size());
+      for (size_t i = 0; i < a_ref.size(); ++i) a_ref[i] = silu_mul_ref(g.y[i], u.y[i]);
+      DeviceBuffer<uint16_t> x(xh), a(static_cast<size_t>(T * N));
+      const auto& vs = gemm_ws_variants(type);
+      for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+        a.poison();
+        gemm_ws_swiglu_variant(static_cast<int>(v), w.view(), x.get(), T, a.get(), stream.get());
+        EXPECT_TRUE(compare(label(type, vs[v], T, "SwiGLU"), halves_to_double(a.download()), a_ref, [&](size_t i, double r) {
+          const double eg = kRelTol * g.abssum[i], eu = kRelTol * u.abssum[i];
+          return 1.1 * std::fabs(u.y[i]) * eg + std::fabs(silu_mul_ref(g.y[i], 1.0)) * eu + fp16_ulp(r) + 1e-30;
+        }));
+      }
+    }
+  }
+  const int64_t N = 11008, K = 4096, T = 512;
+  const Weights w = make_weights(kQ4K, N, K, 601, true, stream);
+  const std::vector<uint16_t> xh = random_activations(T * K, rng);
+  DeviceBuffer<uint16_t> x(xh), wg(w.w16), wu(w.w16_up), a_ref(static_cast<size_t>(T * N)), a(static_cast<size_t>(T * N));
+  DeviceBuffer<float> g(static_cast<size_t>(T * N)), u(static_cast<size_t>(T * N));
+  generic.gemm(wg.get(), x.get(), g.get(), T, N, K, 0.0f, stream.get());
+  generic.gemm(wu.get(), x.get(), u.get(), T, N, K, 0.0f, stream.get());
+  silu_mul_f32_to_f16(g.get(), u.get(), a_ref.get(), T * N, stream.get());
+  stream.sync();
+  const std::vector<uint16_t> want = a_ref.download();
+  const auto& vs = gemm_ws_variants(kQ4K);
+  for (size_t v = 0; v < vs.size(); ++v) {
+      if (!variant_selected(vs[v].name)) continue;
+    a.poison();
+    gemm_ws_swiglu_variant(static_cast<int>(v), w.view(), x.get(), T, a.get(), stream.get());
+    EXPECT_TRUE(compare_bits(label(kQ4K, vs[v], T, "SwiGLU 11008x4096 vs generic GEMMs + silu_mul"), a.download(), want));
+  }
+}
+
+}  // namespace
+}  // namespace pfx::kernels::test
