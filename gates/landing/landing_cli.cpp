@@ -129,7 +129,7 @@ int print_version(bool json) {
                       {"commit", PFX_GIT_COMMIT},
                       {"dirty", PFX_GIT_DIRTY},
                       {"capabilities",
-                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "trace"}},
+                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "history", "trace"}},
                         {"gates", known_gates()}, {"judging", kLandingCapabilities}}}};
   std::cout << j.dump() << "\n";
   return contract::kExitOk;

@@ -5,10 +5,13 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "contract/exit_codes.h"
 #include "trace/diff.h"
 #include "trace/export.h"
 #include "trace/launcher.h"
@@ -26,37 +29,87 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string usage(const std::string& prog) {
-  return "usage:\n"
-         "  " + prog + " [OPTIONS] -- PROGRAM [ARGS...]\n"
-         "      Run PROGRAM with the CUPTI tracer injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH)\n"
-         "      and write one JSON trace (schema kerneltrace/1). Works on any CUDA program, no rebuild.\n"
-         "      -o, --output PATH   trace file (default kerneltrace.json; %p = the program's pid)\n"
-         "      --kinds LIST        what to record: kernel,memcpy,memset,nvtx or all (default all)\n"
-         "      --range NAME        keep only kernels launched under an NVTX range NAME (e.g. prefill)\n"
-         "      --skip K            ... skipping NAME's first K occurrences (warm-up passes)\n"
-         "      --buffer-mb N       CUPTI activity buffer size in MiB (default 8)\n"
-         "      --flush-ms N        also flush every N ms, so a crash loses at most ~N ms of records (default 0: off)\n"
-         "      --keep-journal      keep PATH.journal (the raw record stream) after the trace is written\n"
-         "      --lib PATH          the injection library (default: $KERNELTRACE_LIB, beside this program, or the build's)\n"
-         "      --quiet             no messages from the injected library\n"
-         "  " + prog + " summarize TRACE.json [--json] [--top N] [--busy-range NAME]\n"
-         "      GPU time per kernel, per NVTX range and per role (range name without blk.N.), share of GPU\n"
-         "      time, TFLOP/s from range FLOP payloads, busy time (union of kernel intervals) in NAME\n"
-         "      (default prefill).\n"
-         "  " + prog + " diff A.json B.json [--json] [--top N] [--busy-range NAME]\n"
-         "      Per kernel and per role: A ns, B ns, delta ns, delta %, added/removed; sorted by |delta|;\n"
-         "      per NAME pass when both traces have NAME ranges.\n"
-         "  " + prog + " export TRACE.json --format perfetto|csv [-o OUT]\n"
-         "      perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): a track per stream\n"
-         "      with its kernels, the NVTX ranges as slices above them, host threads' ranges; csv: one row per\n"
-         "      kernel (times in ns, launch shape, resources, NVTX path, role). Default OUT: stdout.\n"
-         "  " + prog + " recover JOURNAL [-o TRACE.json]\n"
-         "      Build a trace (complete=false) from the journal of a program that died before writing it.\n"
-         "exit codes: 0 ok, 1 the traced program failed, 2 usage, 3 bad or missing trace, 4 no trace produced\n";
+namespace po = boost::program_options;
+
+// One subcommand as its --help shows it: the synopsis after the program's name, what it does.
+struct CommandHelp {
+  const char* name;
+  const char* synopsis;
+  const char* about;
+};
+
+constexpr CommandHelp kCommands[] = {
+    {"run", "[run] [OPTIONS] -- PROGRAM [ARGS...]",
+     "Run PROGRAM with the CUPTI tracer injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH)\n"
+     "and write one JSON trace (schema kerneltrace/1). Works on any CUDA program, no rebuild."},
+    {"summarize", "summarize TRACE.json [--json] [--top N] [--busy-range NAME]",
+     "GPU time per kernel, per NVTX range and per role (range name without blk.N.), share of GPU\n"
+     "time, TFLOP/s from range FLOP payloads, busy time (union of kernel intervals) in NAME\n"
+     "(default prefill)."},
+    {"diff", "diff A.json B.json [--json] [--top N] [--busy-range NAME]",
+     "Per kernel and per role: A ns, B ns, delta ns, delta %, added/removed; sorted by |delta|;\n"
+     "per NAME pass when both traces have NAME ranges."},
+    {"export", "export TRACE.json --format perfetto|csv [-o OUT]",
+     "perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): a track per stream\n"
+     "with its kernels, the NVTX ranges as slices above them, host threads' ranges; csv: one row per\n"
+     "kernel (times in ns, launch shape, resources, NVTX path, role). Default OUT: stdout."},
+    {"recover", "recover JOURNAL [-o TRACE.json]",
+     "Build a trace (complete=false) from the journal of a program that died before writing it."},
+};
+
+const CommandHelp& command_help(const std::string& name) {
+  for (const auto& c : kCommands)
+    if (name == c.name) return c;
+  return kCommands[0];
 }
 
-namespace po = boost::program_options;
+// `PROG COMMAND --help` asked for: the command and its options, printed by trace_main.
+struct HelpRequest {
+  std::string command;
+  std::string options;  // the options_description, as Boost.Program_options prints it
+};
+
+po::options_description options_for(const std::string& command) { return po::options_description(command + " options", 100, 50); }
+
+// The run command's options (its --help, and the overview: `kerneltrace --help`).
+void add_run_options(po::options_description& opts) {
+  opts.add_options()("output,o", po::value<std::string>()->default_value("kerneltrace.json")->value_name("PATH"),
+                     "trace file (%p = the program's pid)")(
+      "kinds", po::value<std::string>()->value_name("LIST"), "what to record: kernel,memcpy,memset,nvtx or all (default all)")(
+      "range", po::value<std::string>()->value_name("NAME"), "keep only kernels launched under an NVTX range NAME (e.g. prefill)")(
+      "skip", po::value<std::uint32_t>()->value_name("K"), "... skipping NAME's first K occurrences (warm-up passes)")(
+      "buffer-mb", po::value<std::uint32_t>()->value_name("N"), "CUPTI activity buffer size in MiB (default 8)")(
+      "flush-ms", po::value<std::uint32_t>()->value_name("N"),
+      "also flush every N ms, so a crash loses at most ~N ms of records (default 0: off)")(
+      "keep-journal", po::bool_switch(), "keep PATH.journal (the raw record stream) after the trace is written")(
+      "lib", po::value<std::string>()->value_name("PATH"), "the injection library (default: $KERNELTRACE_LIB, beside this program, or the build's)")(
+      "quiet", po::bool_switch(), "no messages from the injected library");
+}
+
+std::string command_usage(const std::string& prog, const HelpRequest& h) {
+  const CommandHelp& c = command_help(h.command);
+  return "usage: " + prog + " " + c.synopsis + "\n\n" + c.about + "\n\n" + h.options + "\n" + contract::kExitCodeTable;
+}
+
+// The overview (`PROG --help`, and after a usage error): every command, the run options (run is
+// the default command), the exit codes.
+std::string usage(const std::string& prog) {
+  std::ostringstream o;
+  o << "usage:\n";
+  for (const auto& c : kCommands) {
+    o << "  " << prog << " " << c.synopsis << "\n";
+    std::istringstream about(c.about);
+    for (std::string line; std::getline(about, line);) o << "      " << line << "\n";
+    if (std::string(c.name) == "run") {
+      po::options_description run = options_for("run");
+      add_run_options(run);
+      o << run;
+    }
+  }
+  o << "  " << prog << " COMMAND --help: that command's options alone\n\n" << contract::kExitCodeTable;
+  return o.str();
+}
+
 
 // A count flag's value within [min, max].
 std::uint32_t checked_count(const po::variables_map& vm, const char* flag, std::uint32_t min, std::uint32_t max) {
@@ -67,17 +120,29 @@ std::uint32_t checked_count(const po::variables_map& vm, const char* flag, std::
   return value;
 }
 
-// Parses `args` against `opts` (the positional arguments go to "file" when `files`); any
-// Boost.Program_options error is a usage error naming `command`.
-po::variables_map parse_args(const std::vector<std::string>& args, const po::options_description& opts, const std::string& command,
+// Parses `args` against `opts`, the documented options (the positional TRACE/JOURNAL files go to a
+// hidden "file" when `files`); any Boost.Program_options error is a usage error naming `command`,
+// and `--help` throws the HelpRequest for `command`.
+po::variables_map parse_args(const std::vector<std::string>& args, po::options_description& opts, const std::string& command,
                              bool files) {
+  opts.add_options()("help,h", "this help");
+  po::options_description parsed;
+  parsed.add(opts);
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  if (files) parsed.add(hidden);
   po::positional_options_description positional;
   if (files) positional.add("file", -1);
   po::variables_map vm;
   try {
     // No abbreviated options ("--out" for "--output"): every flag is spelled out, as before.
     const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(opts).positional(positional).style(style).run(), vm);
+    po::store(po::command_line_parser(args).options(parsed).positional(positional).style(style).run(), vm);
+    if (vm.count("help")) {
+      std::ostringstream text;
+      text << opts;
+      throw HelpRequest{command, text.str()};
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(command + ": " + e.what());
@@ -94,10 +159,11 @@ struct ReportArgs {
 };
 
 ReportArgs parse_report_args(const std::vector<std::string>& args, const std::string& command) {
-  po::options_description opts;
-  opts.add_options()("json", po::bool_switch())("top", po::value<std::uint32_t>()->default_value(0))(
-      "busy-range", po::value<std::string>()->default_value(SummaryOptions{}.busy_range))(
-      "file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  po::options_description opts = options_for(command);
+  opts.add_options()("json", po::bool_switch(), "print JSON instead of tables")(
+      "top", po::value<std::uint32_t>()->default_value(0)->value_name("N"), "only the first N rows of each table (0: all)")(
+      "busy-range", po::value<std::string>()->default_value(SummaryOptions{}.busy_range)->value_name("NAME"),
+      "the NVTX range whose passes the busy time and per-pass figures cover");
   const auto vm = parse_args(args, opts, command, true);
   ReportArgs r;
   r.json = vm["json"].as<bool>();
@@ -130,9 +196,9 @@ int cmd_diff(const std::vector<std::string>& args) {
 }
 
 int cmd_export(const std::vector<std::string>& args) {
-  po::options_description opts;
-  opts.add_options()("output,o", po::value<std::string>())("format", po::value<std::string>())(
-      "file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  po::options_description opts = options_for("export");
+  opts.add_options()("output,o", po::value<std::string>()->value_name("OUT"), "output file (default, or -: stdout)")(
+      "format", po::value<std::string>()->value_name("FORMAT"), "perfetto (Chrome trace-event JSON) or csv (one row per kernel)");
   const auto vm = parse_args(args, opts, "export", true);
   const auto files = vm["file"].as<std::vector<std::string>>();
   if (files.size() != 1) throw UsageError("export: expected one TRACE.json");
@@ -147,8 +213,9 @@ int cmd_export(const std::vector<std::string>& args) {
 }
 
 int cmd_recover(const std::vector<std::string>& args, const std::string& prog) {
-  po::options_description opts;
-  opts.add_options()("output,o", po::value<std::string>())("file", po::value<std::vector<std::string>>()->default_value({}, ""));
+  po::options_description opts = options_for("recover");
+  opts.add_options()("output,o", po::value<std::string>()->value_name("TRACE.json"),
+                     "the trace to write (default: the journal's name without .journal)");
   const auto vm = parse_args(args, opts, "recover", true);
   const std::optional<std::string> output =
       vm.count("output") ? std::optional<std::string>(vm["output"].as<std::string>()) : std::nullopt;
@@ -170,18 +237,15 @@ int cmd_recover(const std::vector<std::string>& args, const std::string& prog) {
 int cmd_run(const std::vector<std::string>& args, const std::string& prog) {
   // Options, then `--`, then the program and its arguments (never parsed as ours).
   const auto separator = std::find(args.begin(), args.end(), std::string("--"));
-  if (separator == args.end()) throw UsageError("expected -- PROGRAM [ARGS...]");
-  po::options_description opts;
-  opts.add_options()("output,o", po::value<std::string>()->default_value("kerneltrace.json"))("kinds", po::value<std::string>())(
-      "range", po::value<std::string>())("skip", po::value<std::uint32_t>())("buffer-mb", po::value<std::uint32_t>())(
-      "flush-ms", po::value<std::uint32_t>())("keep-journal", po::bool_switch())("quiet", po::bool_switch())(
-      "lib", po::value<std::string>());
+  po::options_description opts = options_for("run");
+  add_run_options(opts);
   po::variables_map vm;
   try {
     vm = parse_args({args.begin(), separator}, opts, "run", false);
   } catch (const UsageError& e) {
     throw UsageError(std::string(e.what()) + " (the program to trace goes after --)");
   }
+  if (separator == args.end()) throw UsageError("expected -- PROGRAM [ARGS...]");
   TraceRun run;
   run.options.output = vm["output"].as<std::string>();
   if (vm.count("kinds")) {
@@ -263,7 +327,18 @@ int trace_main(int argc, char** argv) {
       return kTraceOk;
     }
     if (first == "--version") {
-      std::cout << "kerneltrace " << tool_version() << " (trace schema " << kTraceSchema << ")\n";
+      if (all.size() > 2 || (all.size() == 2 && all[1] != "--json"))
+        throw UsageError("--version: unexpected argument '" + all.back() + "' (only --json)");
+      if (all.size() == 2) {
+        nlohmann::json subcommands = nlohmann::json::array();
+        for (const auto& c : kCommands) subcommands.push_back(c.name);
+        std::cout << nlohmann::json{{"name", "kerneltrace"}, {"version", tool_version()}, {"trace_schema", kTraceSchema},
+                                    {"capabilities", {{"subcommands", subcommands}, {"export_formats", nlohmann::json::array({"perfetto", "csv"})}}}}
+                         .dump()
+                  << "\n";
+      } else {
+        std::cout << "kerneltrace " << tool_version() << " (trace schema " << kTraceSchema << ")\n";
+      }
       return kTraceOk;
     }
     const std::vector<std::string> rest(all.begin() + 1, all.end());
@@ -273,6 +348,9 @@ int trace_main(int argc, char** argv) {
     if (first == "recover") return cmd_recover(rest, prog);
     if (first == "run") return cmd_run(rest, prog);
     return cmd_run(all, prog);
+  } catch (const HelpRequest& h) {
+    std::cout << command_usage(prog, h);
+    return kTraceOk;
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << escape_control(e.what()) << "\n" << usage(prog);
     return kTraceUsage;
