@@ -227,7 +227,7 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
     }
     out << t.str();
   };
-  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, 0, true);
+  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, top, true);
   table("by kernel (sorted by |delta|)", "kernel", d.kernels, top, false);
   return out.str();
 }

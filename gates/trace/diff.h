@@ -97,6 +97,7 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b);
 // empty diff.
 TraceDiff combine_repetitions(const std::vector<TraceDiff>& reps);
 
+// `top` limits both tables, roles and kernels, to their first `top` rows by |delta| (0: all).
 std::string format_diff_text(const TraceDiff& diff, std::size_t top = 0);
 nlohmann::ordered_json diff_to_json(const TraceDiff& diff);
 
