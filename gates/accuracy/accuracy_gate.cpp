@@ -47,6 +47,7 @@ void greedy_vs_oracle(const EngineRunner& eng, const GateContext& ctx, const Acc
   if (s.greedy_n <= 0 || cs.oracle_greedy.empty()) return;
   const int n = static_cast<int>(std::min<long>(s.greedy_n, static_cast<long>(cs.oracle_greedy.size())));
   const auto g = eng.greedy(model, cs.input, n, s.backend, path, ctx.deadline.remaining());
+  c.metrics["duration_s"] = c.metrics.value("duration_s", 0.0) + g.process.wall_s;
   if (g.ok() && g.output.contains(contract::field::kGeneratedIds)) {
     const auto ids = g.output[contract::field::kGeneratedIds].get<std::vector<int32_t>>();
     const std::vector<int32_t> expected(cs.oracle_greedy.begin(), cs.oracle_greedy.begin() + n);
@@ -88,6 +89,7 @@ PathResult check_path(const GateContext& ctx, const EngineRunner& eng, const Acc
   }
   const auto cmp = compare_logits(got, oracle);
   c.metrics = to_json(cmp);
+  c.metrics["duration_s"] = call.process.wall_s;
   if (!cmp.shape_match) {
     fail_hard(c, "vs oracle: " + cmp.shape_error);
     return {c, std::nullopt};

@@ -88,6 +88,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     if (row.contains("first_divergence") && first_divergence.empty())
       first_divergence = cs.name + " at token " + std::to_string(row["first_divergence"].get<size_t>());
     c.metrics = row;
+    c.metrics["duration_s"] = gb.process.wall_s + gc.process.wall_s;
     rows.push_back(row);
     table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),
                            row.contains("first_divergence") ? number_cell(row["first_divergence"].get<double>()) : text_cell("none")},

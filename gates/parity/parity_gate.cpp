@@ -232,6 +232,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
       const auto cmp = compare_logits(la, lb);
       c.metrics = to_json(cmp);
       if (!run.gemm.empty()) c.metrics["gemm"] = run.gemm;
+      c.metrics["duration_s"] = a.process.wall_s + b.process.wall_s;  // this variant's run and the reference it is judged by
       rows.push_back({{"case", run.check}, {"metrics", c.metrics}});
       if (!cmp.shape_match) {
         fail_hard(c, fast_label + " vs " + ref + ": " + cmp.shape_error);

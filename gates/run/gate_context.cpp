@@ -206,6 +206,7 @@ Check failed_call_check(const std::string& name, const EngineCall& call, const s
   else fail_hard(c, c.reason);
   c.metrics["outcome"] = to_string(call.outcome);
   c.metrics["wall_s"] = call.process.wall_s;
+  c.metrics["duration_s"] = call.process.wall_s;
   return c;
 }
 
