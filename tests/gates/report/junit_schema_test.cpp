@@ -16,6 +16,7 @@
 #include "report/landing_record.h"
 #include "sample_record.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

@@ -18,6 +18,7 @@
 #include "report/markdown.h"
 #include "sample_record.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 
