@@ -12,8 +12,7 @@ namespace pfx::kernels {
 
 struct ArgmaxCfg {
   static constexpr int kThreads = 512;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "argmax: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "argmax: whole warps, within the block limit");
 };
 
 namespace {

@@ -36,8 +36,7 @@ namespace pfx::kernels {
 
 struct SoftmaxCfg {
   static constexpr int kThreads = 256;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "softmax: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "softmax: whole warps, within the block limit");
 };
 
 // grid (T, H). Row t of head h: columns c <= p0 + t get fp16(exp2(s - m)), the rest 0, with

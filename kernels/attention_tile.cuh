@@ -68,8 +68,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], ui
     const float p2v = exp2f(s[n][2] - m_use[1]), p3v = exp2f(s[n][3] - m_use[1]);
     l_run[0] += p0v + p1v;
     l_run[1] += p2v + p3v;
-    pf[n / 2][(n & 1) * 2 + 0] = pack_half2(p0v, p1v);
-    pf[n / 2][(n & 1) * 2 + 1] = pack_half2(p2v, p3v);
+    pf[n / 2][(n & 1) * 2 + 0] = pack_half2_rn(p0v, p1v);
+    pf[n / 2][(n & 1) * 2 + 1] = pack_half2_rn(p2v, p3v);
   }
 }
 
@@ -91,7 +91,7 @@ __device__ __forceinline__ void store_rows(const float (&o)[HD / 8][4], float (&
 #pragma unroll
     for (int n = 0; n < HD / 8; ++n)
       dst[(8 * n + 2 * (lane & 3)) / 2] =
-          pack_half2(__fdiv_rn(o[n][2 * r], l_run[r]), __fdiv_rn(o[n][2 * r + 1], l_run[r]));
+          pack_half2_rn(__fdiv_rn(o[n][2 * r], l_run[r]), __fdiv_rn(o[n][2 * r + 1], l_run[r]));
   }
 }
 

@@ -14,19 +14,15 @@ void report_cuda_error(cudaError_t err, const char* call, const char* file, int 
 [[noreturn]] void throw_cublas_error(int status, const char* call, const char* file, int line);
 }  // namespace pfx::cuda_detail
 
-#define CUDA_CHECK(call)                                                          \
+// `handler` (a cuda_detail function) gets the error, the call's text, file and line.
+#define PFX_CUDA_CHECK_WITH(handler, call, call_text)                             \
   do {                                                                            \
     const cudaError_t pfx_cuda_err_ = (call);                                     \
     if (pfx_cuda_err_ != cudaSuccess)                                             \
-      ::pfx::cuda_detail::throw_cuda_error(pfx_cuda_err_, #call, __FILE__, __LINE__); \
+      ::pfx::cuda_detail::handler(pfx_cuda_err_, call_text, __FILE__, __LINE__);  \
   } while (0)
-
-#define CUDA_CHECK_NOEXCEPT(call)                                                  \
-  do {                                                                             \
-    const cudaError_t pfx_cuda_err_ = (call);                                      \
-    if (pfx_cuda_err_ != cudaSuccess)                                              \
-      ::pfx::cuda_detail::report_cuda_error(pfx_cuda_err_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define CUDA_CHECK(call) PFX_CUDA_CHECK_WITH(throw_cuda_error, call, #call)
+#define CUDA_CHECK_NOEXCEPT(call) PFX_CUDA_CHECK_WITH(report_cuda_error, call, #call)
 
 // CUBLAS_STATUS_SUCCESS is 0 in every cuBLAS version.
 #define CUBLAS_CHECK(call)                                                          \

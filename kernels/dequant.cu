@@ -4,6 +4,7 @@
 // elements and writes them with 16-byte stores; memory-bound, so nothing cleverer is needed.
 #include <cuda_fp16.h>
 
+#include <string>
 #include <type_traits>
 
 #include "kernels/common.cuh"
@@ -19,8 +20,7 @@ namespace pfx::kernels {
 struct DequantCfg {
   static constexpr int kThreads = 256;
   static constexpr int kElemsPerThread = 8;  // 16 bytes of fp16 output
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "dequant: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "dequant: whole warps, within the block limit");
 };
 
 namespace {
@@ -45,10 +45,10 @@ __device__ __forceinline__ void dequant_body(const uint8_t* __restrict__ w, Out*
         Dec::decode8(w, i0, v);
         if constexpr (std::is_same_v<Out, uint16_t>) {
           uint4 packed;
-          packed.x = dev::pack_half2(v[0], v[1]);
-          packed.y = dev::pack_half2(v[2], v[3]);
-          packed.z = dev::pack_half2(v[4], v[5]);
-          packed.w = dev::pack_half2(v[6], v[7]);
+          packed.x = dev::pack_half2_rn(v[0], v[1]);
+          packed.y = dev::pack_half2_rn(v[2], v[3]);
+          packed.z = dev::pack_half2_rn(v[4], v[5]);
+          packed.w = dev::pack_half2_rn(v[6], v[7]);
           *reinterpret_cast<uint4*>(out + i0) = packed;
         } else {
           reinterpret_cast<float4*>(out + i0)[0] = make_float4(v[0], v[1], v[2], v[3]);
@@ -88,17 +88,9 @@ __device__ __forceinline__ void dequant_body(const uint8_t* __restrict__ w, Out*
   PFX_KERNEL_LAUNCH_INFO("k_dequant_" #tname "_f16", DequantCfg::kThreads, 0);                          \
   PFX_KERNEL_LAUNCH_INFO("k_dequant_" #tname "_f32", DequantCfg::kThreads, 0)
 
-PFX_DEQUANT_KERNELS(f32, dev::DecodeF32);
-PFX_DEQUANT_KERNELS(f16, dev::DecodeF16);
-PFX_DEQUANT_KERNELS(bf16, dev::DecodeBF16);
-PFX_DEQUANT_KERNELS(q8_0, dev::DecodeQ8_0);
-PFX_DEQUANT_KERNELS(q4_0, dev::DecodeQ4_0);
-PFX_DEQUANT_KERNELS(q4_1, dev::DecodeQ4_1);
-PFX_DEQUANT_KERNELS(q5_0, dev::DecodeQ5_0);
-PFX_DEQUANT_KERNELS(q5_1, dev::DecodeQ5_1);
-PFX_DEQUANT_KERNELS(q4k, dev::DecodeQ4_K);
-PFX_DEQUANT_KERNELS(q5k, dev::DecodeQ5_K);
-PFX_DEQUANT_KERNELS(q6k, dev::DecodeQ6_K);
+#define PFX_DEQUANT_KERNELS_OF(tname, Dec, type) PFX_DEQUANT_KERNELS(tname, dev::Dec);
+PFX_GENERIC_DECODERS(PFX_DEQUANT_KERNELS_OF)
+#undef PFX_DEQUANT_KERNELS_OF
 #undef PFX_DEQUANT_KERNELS
 
 namespace {
@@ -118,38 +110,34 @@ constexpr DequantEntry entry(void (*f16)(const uint8_t*, uint16_t*, int64_t), vo
 // nullptr for an unsupported type.
 const DequantEntry* find_entry(uint32_t ggml_type) {
   using quant::Type;
-  static const DequantEntry f32 = entry<dev::DecodeF32>(k_dequant_f32_f16, k_dequant_f32_f32);
-  static const DequantEntry f16 = entry<dev::DecodeF16>(k_dequant_f16_f16, k_dequant_f16_f32);
-  static const DequantEntry bf16 = entry<dev::DecodeBF16>(k_dequant_bf16_f16, k_dequant_bf16_f32);
-  static const DequantEntry q8_0 = entry<dev::DecodeQ8_0>(k_dequant_q8_0_f16, k_dequant_q8_0_f32);
-  static const DequantEntry q4_0 = entry<dev::DecodeQ4_0>(k_dequant_q4_0_f16, k_dequant_q4_0_f32);
-  static const DequantEntry q4_1 = entry<dev::DecodeQ4_1>(k_dequant_q4_1_f16, k_dequant_q4_1_f32);
-  static const DequantEntry q5_0 = entry<dev::DecodeQ5_0>(k_dequant_q5_0_f16, k_dequant_q5_0_f32);
-  static const DequantEntry q5_1 = entry<dev::DecodeQ5_1>(k_dequant_q5_1_f16, k_dequant_q5_1_f32);
-  static const DequantEntry q4k = entry<dev::DecodeQ4_K>(k_dequant_q4k_f16, k_dequant_q4k_f32);
-  static const DequantEntry q5k = entry<dev::DecodeQ5_K>(k_dequant_q5k_f16, k_dequant_q5k_f32);
-  static const DequantEntry q6k = entry<dev::DecodeQ6_K>(k_dequant_q6k_f16, k_dequant_q6k_f32);
+#define PFX_DEQUANT_ENTRY(tname, Dec, type)                                                            \
+  case Type::type: {                                                                                   \
+    static const DequantEntry e = entry<dev::Dec>(k_dequant_##tname##_f16, k_dequant_##tname##_f32);   \
+    return &e;                                                                                         \
+  }
   switch (static_cast<Type>(ggml_type)) {
-    case Type::F32: return &f32;
-    case Type::F16: return &f16;
-    case Type::BF16: return &bf16;
-    case Type::Q8_0: return &q8_0;
-    case Type::Q4_0: return &q4_0;
-    case Type::Q4_1: return &q4_1;
-    case Type::Q5_0: return &q5_0;
-    case Type::Q5_1: return &q5_1;
-    case Type::Q4_K: return &q4k;
-    case Type::Q5_K: return &q5k;
-    case Type::Q6_K: return &q6k;
+    PFX_GENERIC_DECODERS(PFX_DEQUANT_ENTRY)
+#undef PFX_DEQUANT_ENTRY
     default: return nullptr;
   }
+}
+
+// "f32, f16, ..., q6_K": ggml's names of the types PFX_GENERIC_DECODERS covers, in its order.
+std::string supported_types() {
+  std::string names;
+#define PFX_DEQUANT_NAME(tname, Dec, type)     \
+  if (!names.empty()) names += ", ";           \
+  names += quant::type_name(quant::Type::type);
+  PFX_GENERIC_DECODERS(PFX_DEQUANT_NAME)
+#undef PFX_DEQUANT_NAME
+  return names;
 }
 
 const DequantEntry& checked_entry(const char* who, uint32_t ggml_type, const void* w, const void* out, int64_t rows,
                                   int64_t cols) {
   const DequantEntry* e = find_entry(ggml_type);
   detail::require(e != nullptr, who, ": tensor type ", quant::describe_type_id(ggml_type),
-                  " has no GPU decoder (supported: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K, q6_K)");
+                  " has no GPU decoder (supported: ", supported_types(), ")");
   detail::require(rows >= 1 && cols >= 1, who, ": shape [", rows, ", ", cols, "] must be positive");
   detail::require(cols % e->block == 0, who, ": ", cols, " columns is not a multiple of the ",
                   quant::describe_type_id(ggml_type), " block size ", e->block);
@@ -164,20 +152,31 @@ const DequantEntry& checked_entry(const char* who, uint32_t ggml_type, const voi
 
 bool dequant_supported(uint32_t ggml_type) { return find_entry(ggml_type) != nullptr; }
 
-void dequant_to_f16(uint32_t ggml_type, const void* w, uint16_t* out, int64_t rows, int64_t cols, cudaStream_t stream) {
-  const DequantEntry& e = checked_entry("dequant_to_f16", ggml_type, w, out, rows, cols);
+namespace {
+// The type's kernel for this output (DequantEntry::to_f16 / to_f32) over rows x cols, on `stream`.
+template <class Out>
+void launch_dequant(const char* who, uint32_t ggml_type, const void* w, Out* out, int64_t rows, int64_t cols,
+                    cudaStream_t stream) {
+  const DequantEntry& e = checked_entry(who, ggml_type, w, out, rows, cols);
+  void (*const kernel)(const uint8_t*, Out*, int64_t) = [&e] {
+    if constexpr (std::is_same_v<Out, uint16_t>)
+      return e.to_f16;
+    else
+      return e.to_f32;
+  }();
   const int64_t n = rows * cols;
   const unsigned grid = detail::grid_for((n + 7) / 8, DequantCfg::kThreads);
-  e.to_f16<<<grid, DequantCfg::kThreads, 0, stream>>>(static_cast<const uint8_t*>(w), out, n);
+  kernel<<<grid, DequantCfg::kThreads, 0, stream>>>(static_cast<const uint8_t*>(w), out, n);
   CUDA_CHECK_LAUNCH();
+}
+}  // namespace
+
+void dequant_to_f16(uint32_t ggml_type, const void* w, uint16_t* out, int64_t rows, int64_t cols, cudaStream_t stream) {
+  launch_dequant("dequant_to_f16", ggml_type, w, out, rows, cols, stream);
 }
 
 void dequant_to_f32(uint32_t ggml_type, const void* w, float* out, int64_t rows, int64_t cols, cudaStream_t stream) {
-  const DequantEntry& e = checked_entry("dequant_to_f32", ggml_type, w, out, rows, cols);
-  const int64_t n = rows * cols;
-  const unsigned grid = detail::grid_for((n + 7) / 8, DequantCfg::kThreads);
-  e.to_f32<<<grid, DequantCfg::kThreads, 0, stream>>>(static_cast<const uint8_t*>(w), out, n);
-  CUDA_CHECK_LAUNCH();
+  launch_dequant("dequant_to_f32", ggml_type, w, out, rows, cols, stream);
 }
 
 }  // namespace pfx::kernels

@@ -13,8 +13,7 @@ namespace pfx::kernels {
 struct ElementwiseCfg {
   static constexpr int kThreads = 256;
   static constexpr int kVec = 4;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "elementwise: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "elementwise: whole warps, within the block limit");
 };
 
 namespace {
@@ -31,8 +30,8 @@ __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     const float4 gv = reinterpret_cast<const float4*>(g)[i];
     const float4 uv = reinterpret_cast<const float4*>(u)[i];
     uint2 o;
-    o.x = dev::pack_half2(dev::swiglu_f32(gv.x, uv.x), dev::swiglu_f32(gv.y, uv.y));
-    o.y = dev::pack_half2(dev::swiglu_f32(gv.z, uv.z), dev::swiglu_f32(gv.w, uv.w));
+    o.x = dev::pack_half2_rn(dev::swiglu_f32(gv.x, uv.x), dev::swiglu_f32(gv.y, uv.y));
+    o.y = dev::pack_half2_rn(dev::swiglu_f32(gv.z, uv.z), dev::swiglu_f32(gv.w, uv.w));
     reinterpret_cast<uint2*>(a)[i] = o;
   }
   for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) a[i] = dev::f2h_bits(dev::swiglu_f32(g[i], u[i]));
@@ -59,8 +58,8 @@ __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     const float4 v = reinterpret_cast<const float4*>(in)[i];
     uint2 o;
-    o.x = dev::pack_half2(v.x, v.y);
-    o.y = dev::pack_half2(v.z, v.w);
+    o.x = dev::pack_half2_rn(v.x, v.y);
+    o.y = dev::pack_half2_rn(v.z, v.w);
     reinterpret_cast<uint2*>(out)[i] = o;
   }
   for (int64_t i = n_vec * 4 + thread_index(); i < n; i += grid_stride()) out[i] = dev::f2h_bits(in[i]);
@@ -73,6 +72,15 @@ namespace {
 int64_t vector_count(int64_t n, bool aligned) { return aligned ? n / ElementwiseCfg::kVec : 0; }
 
 void check_n(const char* who, int64_t n) { detail::require(n >= 1, who, ": n=", n, " must be positive"); }
+
+// One of the vector-loop kernels above on `stream`, its pointer arguments then (n, nv): a grid for
+// the nv vectors, or for the n scalars when the pointers allow no vector loop.
+template <class... Params, class... Pointers>
+void launch_vector_loop(void (*kernel)(Params...), int64_t n, int64_t nv, cudaStream_t stream, Pointers... ptrs) {
+  kernel<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0, stream>>>(ptrs..., n,
+                                                                                                              nv);
+  CUDA_CHECK_LAUNCH();
+}
 }  // namespace
 
 void silu_mul_f32_to_f16(const float* g32, const float* u32, uint16_t* a16, int64_t n, cudaStream_t stream) {
@@ -80,18 +88,14 @@ void silu_mul_f32_to_f16(const float* g32, const float* u32, uint16_t* a16, int6
   detail::require(g32 && u32 && a16, "silu_mul_f32_to_f16: null pointer");
   const bool aligned = detail::is_aligned(g32, 16) && detail::is_aligned(u32, 16) && detail::is_aligned(a16, 8);
   const int64_t nv = vector_count(n, aligned);
-  k_elementwise_silu_mul<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
-                           stream>>>(g32, u32, a16, n, nv);
-  CUDA_CHECK_LAUNCH();
+  launch_vector_loop(k_elementwise_silu_mul, n, nv, stream, g32, u32, a16);
 }
 
 void add_f32(float* x, const float* y, int64_t n, cudaStream_t stream) {
   check_n("add_f32", n);
   detail::require(x && y, "add_f32: null pointer");
   const int64_t nv = vector_count(n, detail::is_aligned(x, 16) && detail::is_aligned(y, 16));
-  k_elementwise_add_f32<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
-                          stream>>>(x, y, n, nv);
-  CUDA_CHECK_LAUNCH();
+  launch_vector_loop(k_elementwise_add_f32, n, nv, stream, x, y);
 }
 
 // grid-stride over T*n elements of rows with stride ld: x[t*ld + c] += bias[c] (one fp32 add, so
@@ -118,9 +122,7 @@ void f32_to_f16(const float* in, uint16_t* out, int64_t n, cudaStream_t stream) 
   check_n("f32_to_f16", n);
   detail::require(in && out, "f32_to_f16: null pointer");
   const int64_t nv = vector_count(n, detail::is_aligned(in, 16) && detail::is_aligned(out, 8));
-  k_elementwise_f32_to_f16<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0,
-                             stream>>>(in, out, n, nv);
-  CUDA_CHECK_LAUNCH();
+  launch_vector_loop(k_elementwise_f32_to_f16, n, nv, stream, in, out);
 }
 
 }  // namespace pfx::kernels

@@ -13,8 +13,7 @@ namespace pfx::kernels {
 struct EmbedCfg {
   static constexpr int kThreads = 128;
   static constexpr int kElemsPerThread = 8;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock,
-                "embed: whole warps, within the block limit");
+  static_assert(sm90::is_warp_block(kThreads), "embed: whole warps, within the block limit");
 };
 
 namespace {
@@ -49,17 +48,9 @@ __device__ __forceinline__ void embed_body(const uint8_t* __restrict__ table, in
   }                                                                                                     \
   PFX_KERNEL_LAUNCH_INFO("k_embed_" #tname, EmbedCfg::kThreads, 0)
 
-PFX_EMBED_KERNEL(f32, dev::DecodeF32);
-PFX_EMBED_KERNEL(f16, dev::DecodeF16);
-PFX_EMBED_KERNEL(bf16, dev::DecodeBF16);
-PFX_EMBED_KERNEL(q8_0, dev::DecodeQ8_0);
-PFX_EMBED_KERNEL(q4_0, dev::DecodeQ4_0);
-PFX_EMBED_KERNEL(q4_1, dev::DecodeQ4_1);
-PFX_EMBED_KERNEL(q5_0, dev::DecodeQ5_0);
-PFX_EMBED_KERNEL(q5_1, dev::DecodeQ5_1);
-PFX_EMBED_KERNEL(q4k, dev::DecodeQ4_K);
-PFX_EMBED_KERNEL(q5k, dev::DecodeQ5_K);
-PFX_EMBED_KERNEL(q6k, dev::DecodeQ6_K);
+#define PFX_EMBED_KERNEL_OF(tname, Dec, type) PFX_EMBED_KERNEL(tname, dev::Dec);
+PFX_GENERIC_DECODERS(PFX_EMBED_KERNEL_OF)
+#undef PFX_EMBED_KERNEL_OF
 #undef PFX_EMBED_KERNEL
 
 void embed_tokens(uint32_t ggml_type, const void* token_embd, int64_t n_vocab, const int32_t* ids, int T, int D,
@@ -67,19 +58,15 @@ void embed_tokens(uint32_t ggml_type, const void* token_embd, int64_t n_vocab, c
   using quant::Type;
   using Kernel = void(const uint8_t*, int64_t, int64_t, const int32_t*, int, float*);
   Kernel* kernel = nullptr;
-  int align = 2;
+  int align = 0;  // bytes the table must be aligned to: the decoder's
+#define PFX_EMBED_CASE(tname, Dec, type) \
+  case Type::type:                       \
+    kernel = k_embed_##tname;            \
+    align = dev::Dec::kAlign;            \
+    break;
   switch (static_cast<Type>(ggml_type)) {
-    case Type::F32: kernel = k_embed_f32; align = 4; break;
-    case Type::F16: kernel = k_embed_f16; break;
-    case Type::BF16: kernel = k_embed_bf16; break;
-    case Type::Q8_0: kernel = k_embed_q8_0; break;
-    case Type::Q4_0: kernel = k_embed_q4_0; break;
-    case Type::Q4_1: kernel = k_embed_q4_1; break;
-    case Type::Q5_0: kernel = k_embed_q5_0; break;
-    case Type::Q5_1: kernel = k_embed_q5_1; break;
-    case Type::Q4_K: kernel = k_embed_q4k; break;
-    case Type::Q5_K: kernel = k_embed_q5k; break;
-    case Type::Q6_K: kernel = k_embed_q6k; break;
+    PFX_GENERIC_DECODERS(PFX_EMBED_CASE)
+#undef PFX_EMBED_CASE
     default: break;
   }
   detail::require(kernel != nullptr, "embed_tokens: token_embd type ", quant::describe_type_id(ggml_type),

@@ -20,18 +20,14 @@ namespace {
 constexpr uint32_t kF16 = static_cast<uint32_t>(quant::Type::F16), kQ8_0 = static_cast<uint32_t>(quant::Type::Q8_0),
                    kQ4K = static_cast<uint32_t>(quant::Type::Q4_K), kQ6K = static_cast<uint32_t>(quant::Type::Q6_K);
 
-struct TypeShape {
-  const char* name;
-  int64_t block_elems, block_bytes;
-};
-
-const TypeShape* fast_type(uint32_t t) {
-  static constexpr TypeShape kQ8{"q8_0", 32, 34}, kQ4{"q4_K", 256, 144}, kQ6{"q6_K", 256, 210}, kF{"f16", 1, 2};
+// ggml's traits (name, block shape: base/quant/types.h) of a type the fast kernels take; nullptr
+// for any other.
+const quant::TypeTraits* fast_type(uint32_t t) {
   switch (t) {
-    case kF16: return &kF;
-    case kQ8_0: return &kQ8;
-    case kQ4K: return &kQ4;
-    case kQ6K: return &kQ6;
+    case kF16:
+    case kQ8_0:
+    case kQ4K:
+    case kQ6K: return quant::traits(t);
     default: return nullptr;
   }
 }
@@ -49,7 +45,7 @@ const std::vector<detail::GemmVariantEntry>& entries(uint32_t t) {
 // Empty when the matrix suits the kernels. Cheap when it does (the engine asks before every GEMM):
 // the message is only built for a rejection.
 std::string matrix_reason(const QuantMatrixView& w) {
-  const TypeShape* ts = fast_type(w.ggml_type);
+  const quant::TypeTraits* ts = fast_type(w.ggml_type);
   if (ts == nullptr)
     return "weight type id " + std::to_string(w.ggml_type) + " has no fast kernel (q4_K, q6_K, q8_0, f16 only)";
   const auto what = [&](const char* why) {
@@ -58,8 +54,8 @@ std::string matrix_reason(const QuantMatrixView& w) {
   if (w.data == nullptr) return what("data pointer is null");
   if (reinterpret_cast<uintptr_t>(w.data) % 16 != 0) return what("data is not 16-byte aligned");
   if (w.rows < 2 || w.cols < 64) return what("needs at least 2 rows and 64 columns");
-  if (w.cols % ts->block_elems != 0)
-    return what(("columns are not a multiple of the block size " + std::to_string(ts->block_elems)).c_str());
+  if (w.cols % ts->block_size != 0)
+    return what(("columns are not a multiple of the block size " + std::to_string(ts->block_size)).c_str());
   if (w.cols % 64 != 0) return what("columns are not a multiple of the 64-wide k-tile");
   if (w.rows % 2 != 0) return what("rows (output columns) must be even: the epilogue stores pairs");
   // 32-bit index arithmetic in the kernels: K·T and N stay far below these bounds in practice.
@@ -68,8 +64,8 @@ std::string matrix_reason(const QuantMatrixView& w) {
 }
 
 int64_t row_bytes(const QuantMatrixView& w) {
-  const TypeShape* ts = fast_type(w.ggml_type);
-  return w.cols / ts->block_elems * ts->block_bytes;
+  const quant::TypeTraits* ts = fast_type(w.ggml_type);
+  return w.cols / ts->block_size * ts->type_size;
 }
 
 void require_ok(const std::string& why, const char* fn) {

@@ -1,7 +1,7 @@
 // Fast quantized GEMM / GEMV launch API (kernels/gemm_fast*.cu): Y[T,N] = X16[T,K] · fp16(W[N,K])ᵀ
 // straight from the GGUF blocks of W, without an fp16 copy of the weights in memory.
 //
-// Arithmetic contract (CUDA_DATAFLOW.md "same arithmetic"): every weight becomes exactly
+// Arithmetic contract (kernels/gemm_fast_weights.cuh, "Exactness"): every weight becomes exactly
 // fp16_round_nearest_even(ggml's fp32 dequant value) — bit for bit what dequant_to_f16 produces —
 // activations are fp16, products are exact and accumulated in fp32. The generic path (dequant to
 // fp16 in memory + cuBLAS with fp32 compute) is therefore a bit-faithful reference: the two differ

@@ -43,38 +43,35 @@ struct GemvSrc {
   int N, K;
 };
 
-PFX_GEMM_HD const uint8_t* gemv_row(const GemvSrc& s, int n) {
+PFX_HD const uint8_t* gemv_row(const GemvSrc& s, int n) {
   return s.w + static_cast<int64_t>(n < s.N ? n : s.N - 1) * s.row_bytes;
-}
-
-PFX_GEMM_HD const uint8_t* floor16(const uint8_t* p) {
-  return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~static_cast<uintptr_t>(15));
-}
-
-PFX_GEMM_HD uint32_t float_bits(float f) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
 }
 
 // Sixteen bytes at an even offset of a shared-memory row, as four words: five aligned 4-byte loads
 // (all inside the row's staged bytes for the offsets used here) and four funnel shifts.
-PFX_GEMM_HD void load16_even(const uint8_t* row, int off, uint32_t (&out)[4]) {
+PFX_HD void load16_even(const uint8_t* row, int off, uint32_t (&out)[4]) {
   const uint32_t* w = reinterpret_cast<const uint32_t*>(row + (off & ~3));
   const uint32_t sh = static_cast<uint32_t>(off & 2) * 8u;
   uint32_t v[5];
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
   for (int i = 0; i < 5; ++i) v[i] = w[i];
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
   for (int i = 0; i < 4; ++i) out[i] = funnel_r(v[i], v[i + 1], sh);
 }
 
 template <class W>
 struct GemvUnit;
+
+// What the mat-vec's staging needs of a unit type: kChunks 16-byte copies per row and unit into a
+// shared row of kRowStride bytes; kMayOverrun: the copies may pass the tensor's end (clamped);
+// kPartial: a row's last unit may be partial (K % kGemvUnitK != 0).
+template <int kChunksPerUnit, int kSharedRowStride, bool kCopiesMayOverrun, bool kPartialLastUnit>
+struct GemvStaging {
+  static constexpr int kChunks = kChunksPerUnit;
+  static constexpr int kRowStride = kSharedRowStride;
+  static constexpr bool kMayOverrun = kCopiesMayOverrun;
+  static constexpr bool kPartial = kPartialLastUnit;
+};
 
 // ---- q4_K: a unit is one super-block (144 bytes, 16-byte aligned: no misalignment) ----------
 // Lane tq takes quarter tq of the super-block: qs bytes [32tq, 32tq+32) = two chunks, whose low
@@ -85,18 +82,14 @@ struct GemvUnit;
 // is d1's, as in ggml. The high nibbles are masked in place (16·q) with |d1|/16, which is exact.
 // Four instructions per weight and a half: and (per 4), prmt, fma, fma, cvt.f16x2 (per 2).
 template <>
-struct GemvUnit<WeightQ4K> {
+struct GemvUnit<WeightQ4K> : GemvStaging<9, 144, false, false> {  // K % 256 == 0: every unit is whole
   using W = WeightQ4K;
-  static constexpr int kChunks = 9;  // 16-byte copies per row and unit
-  static constexpr int kRowStride = 144;
-  static constexpr bool kMayOverrun = false;
-  static constexpr bool kPartial = false;  // K % 256 == 0: every unit is whole
 
-  PFX_GEMM_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
+  PFX_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
     return row + static_cast<int64_t>(u) * W::kBlockBytes;
   }
-  PFX_GEMM_HD static int misalign(const uint8_t* /*row*/, int /*u*/) { return 0; }
-  PFX_GEMM_HD static int k0(int p, int tq) { return 64 * tq + 32 * ((p >> 1) & 1) + 16 * (p >> 2) + 8 * (p & 1); }
+  PFX_HD static int misalign(const uint8_t* /*row*/, int /*u*/) { return 0; }
+  PFX_HD static int k0(int p, int tq) { return 64 * tq + 32 * ((p >> 1) & 1) + 16 * (p >> 2) + 8 * (p & 1); }
 
   struct Ctx {
     uint32_t q[8];  // qs bytes [32tq, 32tq+32)
@@ -107,7 +100,7 @@ struct GemvUnit<WeightQ4K> {
   // b = scales[4..7], c = scales[8..11] give (sc, m) = (a & 63, b & 63) for tq < 2, else
   // ((c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6) << 4). The sc are exact small integers, so
   // |d1| = |d|·sc is formed exactly as fma(2^23 + sc, |d|, -2^23·|d|); m1 = dmin·m as in ggml.
-  PFX_GEMM_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int tq) {
+  PFX_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int tq) {
     Ctx c;
     const uint4 hdr = *reinterpret_cast<const uint4*>(srow);
     const uint4 q0 = *reinterpret_cast<const uint4*>(srow + 16 + 32 * tq);
@@ -122,7 +115,7 @@ struct GemvUnit<WeightQ4K> {
     const float d = half_bits_to_float(hdr.x), dmin = half_bits_to_float(hdr.x >> 16);
     const float ad = bits_float(float_bits(d) & 0x7FFFFFFFu);
     c.sgn = signbit_set(d) ? -1.0f : 1.0f;  // d1 = d·sc with sc >= 0: d1 has d's sign, zero included
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int s = 0; s < 2; ++s) {
       const float scale = s == 0 ? 1.0f : 0.0625f;  // the high nibble is read as 16·q
       const float ads = fmul_rn(ad, scale);         // exact: d is an fp16 (>= 2^-24 or 0)
@@ -133,14 +126,14 @@ PFX_GEMM_UNROLL
     }
     return c;
   }
-  PFX_GEMM_HD static void nibbles4(uint32_t v, float d, float nd, float sgn, float m, uint32_t& h01, uint32_t& h23) {
+  PFX_HD static void nibbles4(uint32_t v, float d, float nd, float sgn, float m, uint32_t& h01, uint32_t& h23) {
     float y[4];
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int e = 0; e < 4; ++e) y[e] = fma_rn(fma_rn(byte_plus_2p23(v, e), d, nd), sgn, -m);
     h01 = pack_half2_rn(y[0], y[1]);
     h23 = pack_half2_rn(y[2], y[3]);
   }
-  PFX_GEMM_HD static uint4 pair(const Ctx& c, int /*tq*/, int p) {
+  PFX_HD static uint4 pair(const Ctx& c, int /*tq*/, int p) {
     const int h = p >> 2, s = (p >> 1) & 1, w2 = p & 1;
     const uint32_t mask = s == 0 ? 0x0F0F0F0Fu : 0xF0F0F0F0u;
     uint4 o;
@@ -156,40 +149,36 @@ PFX_GEMM_UNROLL
 // sc[8hh + tq%2 + 2r] — three 16-byte pieces. Pair p = 2r + w2 is group r, positions
 // 16(tq%2) + 8w2 .. +7: k0 = 128hh + 32r + 16(tq%2) + 8w2. Decoding: WeightQ6K::bytes8, exact.
 template <>
-struct GemvUnit<WeightQ6K> {
+struct GemvUnit<WeightQ6K> : GemvStaging<14, 224, true, false> {  // 224 bytes hold 210 at any even misalignment <= 14
   using W = WeightQ6K;
-  static constexpr int kChunks = 14;  // 224 bytes hold 210 at any even misalignment <= 14
-  static constexpr int kRowStride = 224;
-  static constexpr bool kMayOverrun = true;
-  static constexpr bool kPartial = false;
 
-  PFX_GEMM_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
+  PFX_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
     return floor16(row + static_cast<int64_t>(u) * W::kBlockBytes);
   }
-  PFX_GEMM_HD static int misalign(const uint8_t* row, int u) {
+  PFX_HD static int misalign(const uint8_t* row, int u) {
     return static_cast<int>((reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(u) * W::kBlockBytes) & 15u);
   }
-  PFX_GEMM_HD static int k0(int p, int tq) { return 128 * (tq >> 1) + 32 * (p >> 1) + 16 * (tq & 1) + 8 * (p & 1); }
+  PFX_HD static int k0(int p, int tq) { return 128 * (tq >> 1) + 32 * (p >> 1) + 16 * (tq & 1) + 8 * (p & 1); }
 
   struct Ctx {
     uint32_t la[4], lb[4], h[4];  // ql[64hh + l ..], ql[64hh + 32 + l ..], qh[32hh + l ..], 16 bytes each
     float ds[4];                  // d·sc of group r
   };
-  PFX_GEMM_HD static Ctx prepare(const uint8_t* srow, int m, int tq) {
+  PFX_HD static Ctx prepare(const uint8_t* srow, int m, int tq) {
     Ctx c;
     const int hh = tq >> 1, l0 = 16 * (tq & 1);
     load16_even(srow, m + 64 * hh + l0, c.la);
     load16_even(srow, m + 64 * hh + 32 + l0, c.lb);
     load16_even(srow, m + 128 + 32 * hh + l0, c.h);
     const float d = half_bits_to_float(*reinterpret_cast<const uint16_t*>(srow + m + 208));
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int r = 0; r < 4; ++r) {
       const int8_t sc = static_cast<int8_t>(srow[m + 192 + 8 * hh + (tq & 1) + 2 * r]);
       c.ds[r] = fmul_rn(d, static_cast<float>(sc));
     }
     return c;
   }
-  PFX_GEMM_HD static uint4 pair(const Ctx& c, int /*tq*/, int p) {
+  PFX_HD static uint4 pair(const Ctx& c, int /*tq*/, int p) {
     const int r = p >> 1, w = 2 * (p & 1);
     const uint32_t* l = (r & 1) ? c.lb : c.la;
     return W::bytes8(l[w], l[w + 1], c.h[w], c.h[w + 1], r, c.ds[r]);
@@ -200,27 +189,23 @@ PFX_GEMM_UNROLL
 // Pair p is block p; lane tq takes its bytes 8tq .. 8tq+7: k0 = 32p + 8tq. Decoding:
 // WeightQ8_0::scale8, exact. A partial last unit has 2·(K % 256)/64 pairs.
 template <>
-struct GemvUnit<WeightQ8_0> {
+struct GemvUnit<WeightQ8_0> : GemvStaging<18, 288, true, true> {  // 288 bytes hold 272 at any even misalignment <= 14
   using W = WeightQ8_0;
-  static constexpr int kChunks = 18;  // 288 bytes hold 272 at any even misalignment <= 14
-  static constexpr int kRowStride = 288;
-  static constexpr bool kMayOverrun = true;
-  static constexpr bool kPartial = true;
 
-  PFX_GEMM_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
+  PFX_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
     return floor16(row + static_cast<int64_t>(u) * 8 * W::kBlockBytes);
   }
-  PFX_GEMM_HD static int misalign(const uint8_t* row, int /*u*/) {  // 272 = 17·16
+  PFX_HD static int misalign(const uint8_t* row, int /*u*/) {  // 272 = 17·16
     return static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15u);
   }
-  PFX_GEMM_HD static int k0(int p, int tq) { return 32 * p + 8 * tq; }
+  PFX_HD static int k0(int p, int tq) { return 32 * p + 8 * tq; }
 
   struct Ctx {
     const uint8_t* srow;
     int m;
   };
-  PFX_GEMM_HD static Ctx prepare(const uint8_t* srow, int m, int /*tq*/) { return Ctx{srow, m}; }
-  PFX_GEMM_HD static uint4 pair(const Ctx& c, int tq, int p) {
+  PFX_HD static Ctx prepare(const uint8_t* srow, int m, int /*tq*/) { return Ctx{srow, m}; }
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
     const int blk = c.m + p * W::kBlockBytes;
     uint32_t w0, w1;
     load8_even(c.srow, blk + 2 + 8 * tq, w0, w1);
@@ -229,24 +214,21 @@ struct GemvUnit<WeightQ8_0> {
 };
 
 // ---- f16: a unit is 512 bytes; pair p, lane tq: k0 = 32p + 8tq (one 16-byte load) -------------
+// 528: 16 bytes of padding, rows g and g+1 on different banks; a partial last unit copies past the row.
 template <>
-struct GemvUnit<WeightF16> {
-  static constexpr int kChunks = 32;
-  static constexpr int kRowStride = 528;  // 16 bytes of padding: rows g and g+1 on different banks
-  static constexpr bool kMayOverrun = true;  // a partial last unit copies past the row
-  static constexpr bool kPartial = true;
+struct GemvUnit<WeightF16> : GemvStaging<32, 528, true, true> {
 
-  PFX_GEMM_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
+  PFX_HD static const uint8_t* chunks_base(const uint8_t* row, int u) {
     return row + static_cast<int64_t>(u) * 2 * kGemvUnitK;
   }
-  PFX_GEMM_HD static int misalign(const uint8_t* /*row*/, int /*u*/) { return 0; }
-  PFX_GEMM_HD static int k0(int p, int tq) { return 32 * p + 8 * tq; }
+  PFX_HD static int misalign(const uint8_t* /*row*/, int /*u*/) { return 0; }
+  PFX_HD static int k0(int p, int tq) { return 32 * p + 8 * tq; }
 
   struct Ctx {
     const uint8_t* srow;
   };
-  PFX_GEMM_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int /*tq*/) { return Ctx{srow}; }
-  PFX_GEMM_HD static uint4 pair(const Ctx& c, int tq, int p) {
+  PFX_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int /*tq*/) { return Ctx{srow}; }
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
     return *reinterpret_cast<const uint4*>(c.srow + 64 * p + 16 * tq);
   }
 };
@@ -258,7 +240,7 @@ template <class W, int kT>
 inline constexpr int kGemvStageBytes = kGemvWeightBytes<W> + kGemvPairs * kT * 4 * 16;
 
 // Pairs of unit u that lie inside the row (all 8 but in a partial last q8_0 / f16 unit).
-PFX_GEMM_HD int gemv_pairs_in_unit(int K, int u) {
+PFX_HD int gemv_pairs_in_unit(int K, int u) {
   const int left = K - kGemvUnitK * u;
   return left >= kGemvUnitK ? kGemvPairs : left / 32;
 }
@@ -278,11 +260,11 @@ struct GemvCopier {
   int x_off[kT];  // t·K + k0 of activation chunk j
   int x_k0[kT];   // its k0 (partial units skip the chunks past K)
 
-  PFX_GEMM_HD GemvCopier(const GemvSrc& s, int n0, int lane)
+  PFX_HD GemvCopier(const GemvSrc& s, int n0, int lane)
       : row(gemv_row(s, n0 + (lane & 15))), w_end(s.w_end), x(s.x), K(s.K), c0(lane >> 4) {
     dst_w = (lane & 15) * U::kRowStride + 16 * c0;
     dst_x = kGemvWeightBytes<W> + 16 * lane;
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int j = 0; j < kT; ++j) {  // chunk e = (p·kT + t)·4 + tq
       const int e = lane + 32 * j;
       const int tq = e & 3, t = (e >> 2) % kT, p = (e >> 2) / kT;
@@ -296,16 +278,16 @@ PFX_GEMM_UNROLL
 #pragma nv_exec_check_disable
 #endif
   template <class Copy>
-  PFX_GEMM_HD void stage(int u, Copy&& copy) const {
+  PFX_HD void stage(int u, Copy&& copy) const {
     const uint8_t* base = U::chunks_base(row, u) + 16 * c0;
     const bool odd_tail = (U::kChunks & 1) != 0 && c0 == 1;  // lanes of chunk 1, 3, ... of an odd count
     const int64_t left = U::kMayOverrun ? w_end - base : int64_t{1} << 40;
     if (left >= 32 * (kRowCopies - 1) + 16) {  // every chunk inside the tensor: all but the last row's last unit
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
       for (int j = 0; j < kRowCopies; ++j)
         if (j < kRowCopies - 1 || !odd_tail) copy(dst_w + 32 * j, base + 32 * j, 16u);
     } else {
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
       for (int j = 0; j < kRowCopies; ++j) {
         const int64_t in = left - 32 * j;
         const uint32_t bytes = in >= 16 ? 16u : (in > 0 ? static_cast<uint32_t>(in) : 0u);
@@ -314,7 +296,7 @@ PFX_GEMM_UNROLL
     }
     const int k_left = K - kGemvUnitK * u;
     const uint16_t* xu = x + static_cast<int64_t>(kGemvUnitK) * u;
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int j = 0; j < kT; ++j)
       if (!U::kPartial || x_k0[j] < k_left) copy(dst_x + 512 * j, xu + x_off[j], 16u);
   }
@@ -326,13 +308,13 @@ PFX_GEMM_UNROLL
 #pragma nv_exec_check_disable
 #endif
 template <class W, int kT, class Mma>
-PFX_GEMM_HD void gemv_unit_mmas(const uint8_t* stage, int m_lo, int m_hi, int lane, int pairs, Mma&& mma) {
+PFX_HD void gemv_unit_mmas(const uint8_t* stage, int m_lo, int m_hi, int lane, int pairs, Mma&& mma) {
   using U = GemvUnit<W>;
   const int g = lane >> 2, tq = lane & 3;
   const auto lo = U::prepare(stage + g * U::kRowStride, m_lo, tq);
   const auto hi = U::prepare(stage + (g + 8) * U::kRowStride, m_hi, tq);
   const uint8_t* xs = stage + kGemvWeightBytes<W>;
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
   for (int p = 0; p < kGemvPairs; ++p) {
     if (U::kPartial && p >= pairs) break;  // warp-uniform
     uint4 b = make_uint4(0u, 0u, 0u, 0u);   // tokens >= kT: zero columns, never stored

@@ -117,7 +117,7 @@ struct GemmPipeCfg {
 // SwiGLU: each warp(group)'s WN columns are WN/2 gate rows then the same WN/2 up rows, so a thread
 // holds g and u of one output element in accumulators ni and ni + NI/2.
 template <class Cfg, bool kSwi>
-PFX_GEMM_HD void slot_row(int slot, int tile_n, int& mat, int& n) {
+PFX_HD void slot_row(int slot, int tile_n, int& mat, int& n) {
   if constexpr (kSwi) {
     constexpr int kHalf = Cfg::WN / 2;
     const int blk = slot / Cfg::WN, j = slot % Cfg::WN;

@@ -4,6 +4,7 @@
 // shape (gemm_fast_launch_info.cuh) for kernel-resources.json.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast_internal.h"
@@ -77,9 +78,48 @@ void launch_gemm(const detail::GemmLaunch& a) {
   CUDA_CHECK_LAUNCH();
 }
 
+// A variant's name, made from its configuration so that the two cannot disagree:
+// mma_t<BT>_n<BN>_w<warps>_s<stages>, wgmma_t<BT>_n<BN>_s<stages>, wgp_t<BT>_n<BN>_d<lookahead>.
+struct VariantName {
+  char text[40] = {};
+  int len = 0;
+  constexpr void add(const char* s) {
+    while (*s) text[len++] = *s++;
+  }
+  constexpr void add(int v) {
+    char digits[12] = {};
+    int n = 0;
+    do digits[n++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (n > 0) text[len++] = digits[--n];
+  }
+};
+template <class Cfg>
+constexpr VariantName variant_name() {
+  VariantName v;
+  v.add(Cfg::kPipelined ? "wgp_t" : Cfg::kWgmma ? "wgmma_t" : "mma_t");
+  v.add(Cfg::BT);
+  v.add("_n");
+  v.add(Cfg::BN);
+  if constexpr (Cfg::kPipelined) {
+    v.add("_d");
+    v.add(Cfg::D);
+  } else {
+    if constexpr (!Cfg::kWgmma) {
+      v.add("_w");
+      v.add(Cfg::kWarps);
+    }
+    v.add("_s");
+    v.add(Cfg::S);
+  }
+  return v;
+}
+template <class Cfg>
+inline constexpr VariantName kVariantName = variant_name<Cfg>();
+
 template <class Cfg, class W>
-detail::GemmVariantEntry variant_entry(const char* name) {
-  GemmVariantInfo info{name,
+detail::GemmVariantEntry variant_entry() {
+  GemmVariantInfo info{kVariantName<Cfg>.text,
                        gemm_kernel_family<Cfg>(),
                        Cfg::BT,
                        Cfg::BN,
@@ -88,6 +128,14 @@ detail::GemmVariantEntry variant_entry(const char* name) {
                        Cfg::template smem_bytes<W>(),
                        Cfg::kWgmma};
   return detail::GemmVariantEntry{info, &launch_gemm<Cfg, W, false>, &launch_gemm<Cfg, W, true>};
+}
+
+// The variant table of weight type W: one entry per configuration, in the order given (the index
+// the *_variant functions take). Each per-type file (gemm_fast_q4k.cu ...) instantiates one.
+template <class W, class... Cfgs>
+const std::vector<detail::GemmVariantEntry>& variant_table() {
+  static const std::vector<detail::GemmVariantEntry> v = {variant_entry<Cfgs, W>()...};
+  return v;
 }
 
 // The tile configurations (GemmCfg<BT, BN, warps along T, warps along N, stages, wgmma, min blocks/SM>).

@@ -6,14 +6,7 @@ namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_q6k() {
   using namespace dev;
-  using W = WeightQ6K;
-  static const std::vector<GemmVariantEntry> v = {
-      variant_entry<CfgMmaW8S3, W>("mma_t128_n128_w8_s3"),
-      variant_entry<CfgWgN128S3x1, W>("wgmma_t128_n128_s3"),
-      variant_entry<CfgPipeT128D2, W>("wgp_t128_n128_d2"),
-      variant_entry<CfgPipeT128D3, W>("wgp_t128_n128_d3"),
-  };
-  return v;
+  return variant_table<WeightQ6K, CfgMmaW8S3, CfgWgN128S3x1, CfgPipeT128D2, CfgPipeT128D3>();
 }
 
 }  // namespace pfx::kernels::detail

@@ -5,16 +5,8 @@ namespace pfx::kernels::detail {
 
 const std::vector<GemmVariantEntry>& gemm_variants_q8_0() {
   using namespace dev;
-  using W = WeightQ8_0;
-  static const std::vector<GemmVariantEntry> v = {
-      variant_entry<CfgMmaW8S4, W>("mma_t128_n128_w8_s4"),
-      variant_entry<CfgWgN128S3x1, W>("wgmma_t128_n128_s3"),
-      variant_entry<CfgWgN256S3, W>("wgmma_t128_n256_s3"),
-      variant_entry<CfgPipeT128D2, W>("wgp_t128_n128_d2"),
-      variant_entry<CfgPipeT128D3, W>("wgp_t128_n128_d3"),
-      variant_entry<CfgPipeT256D2, W>("wgp_t256_n128_d2"),
-  };
-  return v;
+  return variant_table<WeightQ8_0, CfgMmaW8S4, CfgWgN128S3x1, CfgWgN256S3, CfgPipeT128D2, CfgPipeT128D3,
+                       CfgPipeT256D2>();
 }
 
 }  // namespace pfx::kernels::detail

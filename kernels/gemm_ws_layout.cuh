@@ -52,36 +52,27 @@ inline constexpr int kWsQ4K = static_cast<int>(quant::Type::Q4_K), kWsQ6K = stat
 
 // Row (within the warpgroup's 64-row panel) and k (within the 64-wide k-tile) of element e
 // (0..3) of thread t's A fragment at step s; half 0/1 = fragment rows g / g+8.
-PFX_GEMM_HD int ws_row(int t, int half) { return 16 * (t >> 5) + ((t & 31) >> 2) + 8 * half; }
-PFX_GEMM_HD int ws_k(int t, int s, int e) { return 16 * s + 2 * (t & 3) + (e & 1) + 8 * (e >> 1); }
+PFX_HD int ws_row(int t, int half) { return 16 * (t >> 5) + ((t & 31) >> 2) + 8 * half; }
+PFX_HD int ws_k(int t, int s, int e) { return 16 * s + 2 * (t & 3) + (e & 1) + 8 * (e >> 1); }
 
 // Byte `b` of `word` as a float, exactly (2^23 + byte, minus 2^23).
-PFX_GEMM_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23(word, b), 8388608.0f); }
+PFX_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23(word, b), 8388608.0f); }
 // Byte `b` of `word_x80` (an int8 with its sign bit flipped) as a float, exactly.
-PFX_GEMM_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
+PFX_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
 
 // ---- GGUF source: one weight's quant and its block's scale fields ---------------------------
 struct WsSourceQ4K {
-  PFX_GEMM_HD static int q(const uint8_t* row, int64_t k) {
+  PFX_HD static int q(const uint8_t* row, int64_t k) {
     const uint8_t* blk = row + (k >> 8) * 144;
     const int i = static_cast<int>(k & 255);
     const uint8_t byte = blk[16 + 32 * (i >> 6) + (i & 31)];
     return ((i >> 5) & 1) ? byte >> 4 : byte & 15;
   }
   // ggml's get_scale_min_k4 for sub-block j (0..7) of the super-block at `blk`.
-  PFX_GEMM_HD static void scale_min(const uint8_t* blk, int j, int& sc, int& m) {
-    const uint8_t* s = blk + 4;
-    if (j < 4) {
-      sc = s[j] & 63;
-      m = s[j + 4] & 63;
-    } else {
-      sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-      m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-  }
+  PFX_HD static void scale_min(const uint8_t* blk, int j, int& sc, int& m) { scale_min_k4(j, blk + 4, sc, m); }
 };
 struct WsSourceQ6K {
-  PFX_GEMM_HD static int q(const uint8_t* row, int64_t k) {  // 0..63 (ggml subtracts 32)
+  PFX_HD static int q(const uint8_t* row, int64_t k) {  // 0..63 (ggml subtracts 32)
     const uint8_t* blk = row + (k >> 8) * 210;
     const int i = static_cast<int>(k & 255), h = i >> 7, e = i & 127, r = e >> 5, l = e & 31;
     const int lo = (blk[64 * h + l + 32 * (r & 1)] >> (4 * (r >> 1))) & 15;
@@ -89,54 +80,51 @@ struct WsSourceQ6K {
     return lo | (hi << 4);
   }
   // The scale byte of k 16u .. 16u+15 of the super-block (u = 0..15).
-  PFX_GEMM_HD static uint8_t scale(const uint8_t* blk, int u) {
+  PFX_HD static uint8_t scale(const uint8_t* blk, int u) {
     const int h = u >> 3, r = (u & 7) >> 1, l16 = u & 1;
     return blk[192 + 8 * h + l16 + 2 * r];
   }
 };
 
 // ---- the repacked layout ----------------------------------------------------------------------
+// A layout's shape: K per group, k-tiles per group, quant and scale bytes per panel, and the GGUF
+// source block (elements, bytes).
+template <int kGroup, int kTilesPerGroup, int kPanelQuantBytes, int kPanelScaleBytes, int64_t kBlockElems,
+          int64_t kBlockBytes>
+struct WsShape {
+  static constexpr int kGroupK = kGroup, kTiles = kTilesPerGroup, kQuantBytes = kPanelQuantBytes,
+                       kScaleBytes = kPanelScaleBytes;
+  static constexpr int64_t kSrcBlockElems = kBlockElems, kSrcBlockBytes = kBlockBytes;
+};
+
 template <int kType>
 struct WsLayout;
-
 template <>
-struct WsLayout<kWsQ4K> {  // q4_K
-  static constexpr int kGroupK = 256, kTiles = 4, kQuantBytes = 2048, kScaleBytes = 64 * 20;
-  static constexpr int64_t kSrcBlockElems = 256, kSrcBlockBytes = 144;
-};
+struct WsLayout<kWsQ4K> : WsShape<256, 4, 2048, 64 * 20, 256, 144> {};
 template <>
-struct WsLayout<kWsQ6K> {  // q6_K
-  static constexpr int kGroupK = 256, kTiles = 4, kQuantBytes = 3072, kScaleBytes = 64 * 18;
-  static constexpr int64_t kSrcBlockElems = 256, kSrcBlockBytes = 210;
-};
+struct WsLayout<kWsQ6K> : WsShape<256, 4, 3072, 64 * 18, 256, 210> {};
 template <>
-struct WsLayout<kWsQ8_0> {  // q8_0
-  static constexpr int kGroupK = 64, kTiles = 1, kQuantBytes = 4096, kScaleBytes = 64 * 4;
-  static constexpr int64_t kSrcBlockElems = 32, kSrcBlockBytes = 34;
-};
+struct WsLayout<kWsQ8_0> : WsShape<64, 1, 4096, 64 * 4, 32, 34> {};
 template <>
-struct WsLayout<kWsF16> {  // f16
-  static constexpr int kGroupK = 64, kTiles = 1, kQuantBytes = 8192, kScaleBytes = 0;
-  static constexpr int64_t kSrcBlockElems = 1, kSrcBlockBytes = 2;
-};
+struct WsLayout<kWsF16> : WsShape<64, 1, 8192, 0, 1, 2> {};
 
 template <class L>
-PFX_GEMM_HD constexpr int64_t ws_group_bytes() {
+PFX_HD constexpr int64_t ws_group_bytes() {
   return int64_t{2} * (L::kTiles * L::kQuantBytes + L::kScaleBytes);
 }
-PFX_GEMM_HD int64_t ws_pairs(int64_t rows) { return (rows + 127) / 128; }
+PFX_HD int64_t ws_pairs(int64_t rows) { return (rows + 127) / 128; }
 template <class L>
-PFX_GEMM_HD int64_t ws_repacked_bytes(int64_t rows, int64_t cols) {
+PFX_HD int64_t ws_repacked_bytes(int64_t rows, int64_t cols) {
   return ws_pairs(rows) * (cols / L::kGroupK) * ws_group_bytes<L>();
 }
 // Byte offsets of k-tile kt's quants (both panels) and of its group's scales (both panels).
 template <class L>
-PFX_GEMM_HD int64_t ws_quant_offset(int64_t pair, int64_t kt, int64_t n_groups) {
+PFX_HD int64_t ws_quant_offset(int64_t pair, int64_t kt, int64_t n_groups) {
   const int64_t g = kt / L::kTiles;
   return (pair * n_groups + g) * ws_group_bytes<L>() + (kt % L::kTiles) * 2 * L::kQuantBytes;
 }
 template <class L>
-PFX_GEMM_HD int64_t ws_scale_offset(int64_t pair, int64_t kt, int64_t n_groups) {
+PFX_HD int64_t ws_scale_offset(int64_t pair, int64_t kt, int64_t n_groups) {
   const int64_t g = kt / L::kTiles;
   return (pair * n_groups + g) * ws_group_bytes<L>() + L::kTiles * 2 * L::kQuantBytes;
 }
@@ -150,23 +138,23 @@ struct WsRowSource {
   const uint8_t* b;  // nullptr: plain
   int64_t rows;      // source rows (each of a and b)
   int64_t row_bytes;
-  PFX_GEMM_HD const uint8_t* row(int64_t R) const {
+  PFX_HD const uint8_t* row(int64_t R) const {
     if (b == nullptr) return R < rows ? a + R * row_bytes : nullptr;
     const int64_t n = 8 * (R >> 4) + (R & 7);
     if (n >= rows) return nullptr;
     return ((R & 8) ? b : a) + n * row_bytes;
   }
-  PFX_GEMM_HD int64_t out_rows() const { return b == nullptr ? rows : 2 * rows; }
+  PFX_HD int64_t out_rows() const { return b == nullptr ? rows : 2 * rows; }
 };
 
 // The 32-bit word at byte offset `in` (a multiple of 4) of the chunk of panel pair `pair` and
 // k-group `group` (the device repack: one block per chunk, no 64-bit divisions per word).
 template <int kType>
-PFX_GEMM_HD uint32_t ws_repacked_word_at(const WsRowSource& src, int64_t pair, int64_t group, int in);
+PFX_HD uint32_t ws_repacked_word_at(const WsRowSource& src, int64_t pair, int64_t group, int in);
 
 // The 32-bit word at byte offset `off` (a multiple of 4) of the repacked matrix with K = cols.
 template <int kType>
-PFX_GEMM_HD uint32_t ws_repacked_word(const WsRowSource& src, int64_t cols, int64_t off) {
+PFX_HD uint32_t ws_repacked_word(const WsRowSource& src, int64_t cols, int64_t off) {
   using L = WsLayout<kType>;
   const int64_t gb = ws_group_bytes<L>(), n_groups = cols / L::kGroupK, chunk = off / gb;
   return ws_repacked_word_at<kType>(src, chunk / n_groups, chunk % n_groups, static_cast<int>(off % gb));
@@ -177,29 +165,48 @@ struct Place {
   int64_t pair, group;
   int in;  // byte offset inside the group chunk
 };
-PFX_GEMM_HD uint16_t u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+PFX_HD uint16_t u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+
+// Byte `in` of a chunk that lies in the quant region of layout L (two panels of kQuantBytes per
+// k-tile): k-tile kt of the group, panel (0/1), offset o inside the panel, the panel's first row r0.
+struct QuantSpot {
+  int kt, panel, o;
+  int64_t r0;
+};
+template <class L>
+PFX_HD QuantSpot quant_spot(const Place& p) {
+  const int kt = static_cast<int>(p.in / (2 * L::kQuantBytes));
+  const int rem = static_cast<int>(p.in % (2 * L::kQuantBytes));
+  const int panel = rem / L::kQuantBytes;
+  return QuantSpot{kt, panel, rem % L::kQuantBytes, p.pair * 128 + panel * 64};
+}
+
+// The word of nibble pairs at quant offset o < 2048 (t = o / 16, step s = (o % 16) / 4): byte b
+// packs quant(row, k) & 15 of the thread's two rows at k = k0 + ws_k(t, s, b), low nibble row 0.
+template <class Quant>
+PFX_HD uint32_t nibble_pair_word(const WsRowSource& src, int64_t r0, int64_t k0, int o, Quant quant) {
+  const int t = o / 16, s = (o % 16) / 4;
+  const uint8_t* row0 = src.row(r0 + ws_row(t, 0));
+  const uint8_t* row1 = src.row(r0 + ws_row(t, 1));
+  uint32_t word = 0;
+  for (int b = 0; b < 4; ++b) {
+    const int64_t k = k0 + ws_k(t, s, b);
+    const int lo = row0 ? quant(row0, k) : 0, hi = row1 ? quant(row1, k) : 0;
+    word |= static_cast<uint32_t>(lo | (hi << 4)) << (8 * b);
+  }
+  return word;
+}
 }  // namespace ws_detail
 
 template <>
-PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ4K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+PFX_HD uint32_t ws_repacked_word_at<kWsQ4K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
   using L = WsLayout<kWsQ4K>;
   const ws_detail::Place p{pair, group, in};
   const int64_t quant_end = L::kTiles * 2 * L::kQuantBytes;
-  uint32_t word = 0;
   if (p.in < quant_end) {
-    const int kt = static_cast<int>(p.in / (2 * L::kQuantBytes));
-    const int rem = static_cast<int>(p.in % (2 * L::kQuantBytes));
-    const int panel = rem / L::kQuantBytes, o = rem % L::kQuantBytes;
-    const int t = o / 16, s = (o % 16) / 4;
-    const int64_t r0 = p.pair * 128 + panel * 64;
-    const uint8_t* row0 = src.row(r0 + ws_row(t, 0));
-    const uint8_t* row1 = src.row(r0 + ws_row(t, 1));
-    for (int b = 0; b < 4; ++b) {
-      const int64_t k = p.group * L::kGroupK + kt * 64 + ws_k(t, s, b);
-      const int lo = row0 ? WsSourceQ4K::q(row0, k) : 0, hi = row1 ? WsSourceQ4K::q(row1, k) : 0;
-      word |= static_cast<uint32_t>(lo | (hi << 4)) << (8 * b);
-    }
-    return word;
+    const ws_detail::QuantSpot q = ws_detail::quant_spot<L>(p);
+    return ws_detail::nibble_pair_word(src, q.r0, p.group * L::kGroupK + q.kt * 64, q.o,
+                                       [](const uint8_t* row, int64_t k) { return WsSourceQ4K::q(row, k); });
   }
   const int rem = static_cast<int>(p.in - quant_end);
   const int panel = rem / L::kScaleBytes, o = rem % L::kScaleBytes;
@@ -217,26 +224,18 @@ PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ4K>(const WsRowSource& src, int64_t
 }
 
 template <>
-PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ6K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+PFX_HD uint32_t ws_repacked_word_at<kWsQ6K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
   using L = WsLayout<kWsQ6K>;
   const ws_detail::Place p{pair, group, in};
   const int64_t quant_end = L::kTiles * 2 * L::kQuantBytes;
   uint32_t word = 0;
   if (p.in < quant_end) {
-    const int kt = static_cast<int>(p.in / (2 * L::kQuantBytes));
-    const int rem = static_cast<int>(p.in % (2 * L::kQuantBytes));
-    const int panel = rem / L::kQuantBytes, o = rem % L::kQuantBytes;
-    const int64_t r0 = p.pair * 128 + panel * 64;
-    const int64_t k0 = p.group * L::kGroupK + kt * 64;
+    const ws_detail::QuantSpot q = ws_detail::quant_spot<L>(p);
+    const int64_t r0 = q.r0, k0 = p.group * L::kGroupK + q.kt * 64;
+    const int o = q.o;
     if (o < 2048) {  // low nibbles
-      const int t = o / 16, s = (o % 16) / 4;
-      const uint8_t* row0 = src.row(r0 + ws_row(t, 0));
-      const uint8_t* row1 = src.row(r0 + ws_row(t, 1));
-      for (int b = 0; b < 4; ++b) {
-        const int64_t k = k0 + ws_k(t, s, b);
-        const int lo = row0 ? WsSourceQ6K::q(row0, k) & 15 : 0, hi = row1 ? WsSourceQ6K::q(row1, k) & 15 : 0;
-        word |= static_cast<uint32_t>(lo | (hi << 4)) << (8 * b);
-      }
+      word = ws_detail::nibble_pair_word(src, r0, k0, o,
+                                         [](const uint8_t* row, int64_t k) { return WsSourceQ6K::q(row, k) & 15; });
     } else {  // high 2 bits
       const int t = (o - 2048) / 8, h = ((o - 2048) % 8) / 4;
       const uint8_t* rows[2] = {src.row(r0 + ws_row(t, 0)), src.row(r0 + ws_row(t, 1))};
@@ -272,7 +271,7 @@ PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ6K>(const WsRowSource& src, int64_t
 }
 
 template <>
-PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ8_0>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+PFX_HD uint32_t ws_repacked_word_at<kWsQ8_0>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
   using L = WsLayout<kWsQ8_0>;
   const ws_detail::Place p{pair, group, in};
   const int64_t quant_end = 2 * L::kQuantBytes;
@@ -299,7 +298,7 @@ PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsQ8_0>(const WsRowSource& src, int64_
 }
 
 template <>
-PFX_GEMM_HD uint32_t ws_repacked_word_at<kWsF16>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+PFX_HD uint32_t ws_repacked_word_at<kWsF16>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
   using L = WsLayout<kWsF16>;
   const ws_detail::Place p{pair, group, in};
   const int panel = static_cast<int>(p.in / L::kQuantBytes), o = static_cast<int>(p.in % L::kQuantBytes);
@@ -326,7 +325,7 @@ struct WsDecodeQ4K {
   uint4 q;
   float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc, dmin·m (exact)
   // Lane c's pair: row half c / 2, sub-block c % 2 -> (d·sc, dmin·m).
-  PFX_GEMM_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+  PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
     const int c = t & 3;
     const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
     const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
@@ -335,20 +334,20 @@ struct WsDecodeQ4K {
     v0 = fmul_rn(half_bits_to_float(dd), ws_byte_float(sm, b));
     v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
   }
-  PFX_GEMM_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
-  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
+  PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
+  PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
     q = *reinterpret_cast<const uint4*>(quants + 16 * t);
   }
   // Four weights of one row: the low nibbles of v's bytes (already shifted) -> two half2 words.
-  PFX_GEMM_HD static void row4(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
+  PFX_HD static void row4(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
     v &= 0x0F0F0F0Fu;
     float y[4];
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int b = 0; b < 4; ++b) y[b] = fma_rn(ws_byte_float(v, b), d1, -m1);
     e01 = pack_half2_rn(y[0], y[1]);
     e23 = pack_half2_rn(y[2], y[3]);
   }
-  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
     const int sb = s >> 1;
     row4(w, d1[0][sb], m1[0][sb], a[0], a[2]);
@@ -363,28 +362,28 @@ struct WsDecodeQ6K {
   uint2 hi;
   float ds[2][4];  // [row half][step]: d·sc (exact)
   // Lane c's pair: row half c / 2, steps 2(c % 2) and 2(c % 2) + 1.
-  PFX_GEMM_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+  PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
     const int c = t & 3, r = ws_row(t, c >> 1);
     const uint32_t sw = *reinterpret_cast<const uint32_t*>(scales + 16 * r + 4 * kt) ^ 0x80808080u;
     const float d = half_bits_to_float(*reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r));
     v0 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1)));
     v1 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1) + 1));
   }
-  PFX_GEMM_HD void set_scale(int c, float v0, float v1) {
+  PFX_HD void set_scale(int c, float v0, float v1) {
     ds[c >> 1][2 * (c & 1)] = v0, ds[c >> 1][2 * (c & 1) + 1] = v1;
   }
-  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
+  PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
     lo = *reinterpret_cast<const uint4*>(quants + 16 * t);
     hi = *reinterpret_cast<const uint2*>(quants + 2048 + 8 * t);
   }
-  PFX_GEMM_HD static void row4(uint32_t q6, float ds, uint32_t& e01, uint32_t& e23) {
+  PFX_HD static void row4(uint32_t q6, float ds, uint32_t& e01, uint32_t& e23) {
     float y[4];
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int b = 0; b < 4; ++b) y[b] = fmul_rn(ds, fsub_rn(byte_plus_2p23(q6, b), 8388640.0f));  // (q − 32)·d·sc
     e01 = pack_half2_rn(y[0], y[1]);
     e23 = pack_half2_rn(y[2], y[3]);
   }
-  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint32_t l = s == 0 ? lo.x : s == 1 ? lo.y : s == 2 ? lo.z : lo.w;
     const uint32_t h = (s >> 1) ? hi.y : hi.x;
     const uint32_t hsh = (s & 1) ? h >> 4 : h;  // fields of this step at bits 0-1 (row 0), 2-3 (row 1)
@@ -400,12 +399,12 @@ struct WsDecodeQ8_0 {
   static constexpr bool kQuadScales = false;  // one byte permute per scale: cheaper than shuffles
   uint4 qa, qb;       // steps 0-1, 2-3
   uint32_t d2[2][2];  // [row half][block]: (d, d)
-  PFX_GEMM_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
-  PFX_GEMM_HD void set_scale(int, float, float) {}
-  PFX_GEMM_HD void load(const uint8_t* quants, const uint8_t* scales, int t, int /*kt*/) {
+  PFX_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
+  PFX_HD void set_scale(int, float, float) {}
+  PFX_HD void load(const uint8_t* quants, const uint8_t* scales, int t, int /*kt*/) {
     qa = *reinterpret_cast<const uint4*>(quants + 16 * t);
     qb = *reinterpret_cast<const uint4*>(quants + 2048 + 16 * t);
-PFX_GEMM_UNROLL
+PFX_HD_UNROLL
     for (int h = 0; h < 2; ++h) {
       const uint32_t dw = *reinterpret_cast<const uint32_t*>(scales + 4 * ws_row(t, h));
       d2[h][0] = byte_perm(dw, 0, 0x1010);
@@ -413,13 +412,13 @@ PFX_GEMM_UNROLL
     }
   }
   // Four int8 -> fp16_rn(q·d), two half2 words.
-  PFX_GEMM_HD static void row4(uint32_t w, uint32_t d2, uint32_t& e01, uint32_t& e23) {
+  PFX_HD static void row4(uint32_t w, uint32_t d2, uint32_t& e01, uint32_t& e23) {
     const uint32_t u = w ^ 0x80808080u;  // q + 128 as unsigned bytes
     const uint32_t bias = 0x64806480u;   // (1152, 1152): 0x64XX is 1024 + XX
     e01 = hmul2_rn(hsub2(byte_perm(u, 0x64646464u, 0x4140u), bias), d2);
     e23 = hmul2_rn(hsub2(byte_perm(u, 0x64646464u, 0x4342u), bias), d2);
   }
-  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint4& q = s < 2 ? qa : qb;
     const uint32_t w0 = (s & 1) ? q.z : q.x, w1 = (s & 1) ? q.w : q.y;
     row4(w0, d2[0][s >> 1], a[0], a[2]);
@@ -432,13 +431,13 @@ struct WsDecodeF16 {
   static constexpr bool kQuadScales = false;
   const uint8_t* quants;
   int t;
-  PFX_GEMM_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
-  PFX_GEMM_HD void set_scale(int, float, float) {}
-  PFX_GEMM_HD void load(const uint8_t* q, const uint8_t* /*scales*/, int thread, int /*kt*/) {
+  PFX_HD static void lane_scales(const uint8_t*, int, int, float&, float&) {}
+  PFX_HD void set_scale(int, float, float) {}
+  PFX_HD void load(const uint8_t* q, const uint8_t* /*scales*/, int thread, int /*kt*/) {
     quants = q;
     t = thread;
   }
-  PFX_GEMM_HD void step(int s, uint32_t (&a)[4]) const {
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint4 v = *reinterpret_cast<const uint4*>(quants + 2048 * s + 16 * t);
     a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
   }

@@ -7,7 +7,7 @@
 // `*_unsupported_reason()` function returns nullptr when the fast kernel applies and a static
 // message otherwise, so the engine can log the reason and take the generic path.
 //
-// Layouts (CUDA_DATAFLOW.md): activations row-major [T, width]; q16 [T, H, hd]; one layer's KV
+// Layouts: activations row-major [T, width]; q16 [T, H, hd]; one layer's KV
 // cache [Hkv][max_ctx][hd] fp16; attention output o16 [T, H*hd].
 #pragma once
 #include <cstddef>
@@ -22,7 +22,7 @@ namespace pfx::kernels {
 // ---- weight decoding (dequant.cu) -----------------------------------------------------------
 // Supported ggml type ids: F32 (0), F16 (1), Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7), Q8_0 (8),
 // Q4_K (12), Q5_K (13), Q6_K (14), BF16 (30). Element values are bit-identical to ggml's dequantize_row_* in fp32, and for the
-// fp16 outputs to fp16_round_nearest_even of that (CUDA_DATAFLOW.md "same arithmetic").
+// fp16 outputs to fp16_round_nearest_even of that (the arithmetic contract, kernels/gemm_fast_weights.cuh).
 bool dequant_supported(uint32_t ggml_type);
 
 // w: `rows` rows of `cols` elements in the type's block layout (GGUF order; cols a multiple of

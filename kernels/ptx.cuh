@@ -212,106 +212,66 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
 //                            a[2] = (row g, k 2c+8 / 2c+9), a[3] = (row g+8, k 2c+8 / 2c+9).
 //  D (N/2 fp32): d[4j + e] = row 16w + g + 8·(e/2), column 8j + 2c + e%2.
 
-#define PFX_WGMMA_D32 \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31 "
+// "%<t>0, ..., %<t>9" and "+f"(d[<t>0]), ..., "+f"(d[<t>9]): ten asm operands (t: the tens, empty for 0-9).
+#define PFX_WGMMA_OPS10(t) \
+  "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
+#define PFX_WGMMA_OUT10(d, t)                                                                                  \
+  "+f"(d[t##0]), "+f"(d[t##1]), "+f"(d[t##2]), "+f"(d[t##3]), "+f"(d[t##4]), "+f"(d[t##5]), "+f"(d[t##6]), \
+      "+f"(d[t##7]), "+f"(d[t##8]), "+f"(d[t##9])
+// D's N/2 = 32, 64 or 128 accumulators: the operand list inside the braces (%0 .. %(N/2 - 1)) and
+// the output constraints d[0] .. d[N/2 - 1].
+#define PFX_WGMMA_D32 PFX_WGMMA_OPS10() ", " PFX_WGMMA_OPS10(1) ", " PFX_WGMMA_OPS10(2) ", %30, %31 "
 #define PFX_WGMMA_D32_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define PFX_WGMMA_D64 \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63 "
-#define PFX_WGMMA_D64_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define PFX_WGMMA_D128 \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127 "
-#define PFX_WGMMA_D128_OUT(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+  PFX_WGMMA_OUT10(d, ), PFX_WGMMA_OUT10(d, 1), PFX_WGMMA_OUT10(d, 2), "+f"(d[30]), "+f"(d[31])
+#define PFX_WGMMA_D64                                                                                  \
+  PFX_WGMMA_OPS10() ", " PFX_WGMMA_OPS10(1) ", " PFX_WGMMA_OPS10(2) ", " PFX_WGMMA_OPS10(3) ", " \
+      PFX_WGMMA_OPS10(4) ", " PFX_WGMMA_OPS10(5) ", %60, %61, %62, %63 "
+#define PFX_WGMMA_D64_OUT(d)                                                                               \
+  PFX_WGMMA_OUT10(d, ), PFX_WGMMA_OUT10(d, 1), PFX_WGMMA_OUT10(d, 2), PFX_WGMMA_OUT10(d, 3),              \
+      PFX_WGMMA_OUT10(d, 4), PFX_WGMMA_OUT10(d, 5), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define PFX_WGMMA_D128                                                                                     \
+  PFX_WGMMA_OPS10() ", " PFX_WGMMA_OPS10(1) ", " PFX_WGMMA_OPS10(2) ", " PFX_WGMMA_OPS10(3) ", "     \
+      PFX_WGMMA_OPS10(4) ", " PFX_WGMMA_OPS10(5) ", " PFX_WGMMA_OPS10(6) ", " PFX_WGMMA_OPS10(7) ", " \
+      PFX_WGMMA_OPS10(8) ", " PFX_WGMMA_OPS10(9) ", " PFX_WGMMA_OPS10(10) ", " PFX_WGMMA_OPS10(11) \
+      ", %120, %121, %122, %123, %124, %125, %126, %127 "
+#define PFX_WGMMA_D128_OUT(d)                                                                              \
+  PFX_WGMMA_OUT10(d, ), PFX_WGMMA_OUT10(d, 1), PFX_WGMMA_OUT10(d, 2), PFX_WGMMA_OUT10(d, 3),              \
+      PFX_WGMMA_OUT10(d, 4), PFX_WGMMA_OUT10(d, 5), PFX_WGMMA_OUT10(d, 6), PFX_WGMMA_OUT10(d, 7),         \
+      PFX_WGMMA_OUT10(d, 8), PFX_WGMMA_OUT10(d, 9), PFX_WGMMA_OUT10(d, 10), PFX_WGMMA_OUT10(d, 11),       \
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),  \
+      "+f"(d[127])
 
-// D[64 x 128] (+)= A[64 x 16] · B[128 x 16]ᵀ, both K-major in shared memory (descriptors).
-__device__ __forceinline__ void wgmma_ss_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" PFX_WGMMA_D64 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-      : PFX_WGMMA_D64_OUT(d)
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-      : "memory");
-}
+// D[64 x N] (+)= A[64 x 16] · B[N x 16]ᵀ: wgmma_ss_m64n<N>k16 with A and B K-major in shared memory
+// (descriptors), wgmma_rs_m64n<N>k16 with A in registers (a[0..3]: the fragment above) and B a
+// descriptor. D holds N/2 fp32 per thread (asm operands %0 .. %(N/2 - 1), the list DLIST / DOUT);
+// the operands after it are numbered A, B, accumulate-flag (ss) or A0..A3, B, flag (rs).
+#define PFX_WGMMA_SS(N, kRegs, DLIST, DOUT, iA, iB, iAcc)                                                        \
+  __device__ __forceinline__ void wgmma_ss_m64n##N##k16(float (&d)[kRegs], uint64_t desc_a, uint64_t desc_b,     \
+                                                         int accumulate) {                                      \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #iAcc ", 0;\n"                                             \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" DLIST "}, %" #iA ", %" #iB          \
+                 ", p, 1, 1, 0, 0;\n}\n"                                                                         \
+                 : DOUT(d)                                                                                       \
+                 : "l"(desc_a), "l"(desc_b), "r"(accumulate)                                                     \
+                 : "memory");                                                                                    \
+  }
+#define PFX_WGMMA_RS(N, kRegs, DLIST, DOUT, iA0, iA1, iA2, iA3, iB, iAcc)                                        \
+  __device__ __forceinline__ void wgmma_rs_m64n##N##k16(float (&d)[kRegs], const uint32_t (&a)[4],              \
+                                                         uint64_t desc_b, int accumulate) {                     \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #iAcc ", 0;\n"                                             \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" DLIST "}, {%" #iA0 ", %" #iA1       \
+                 ", %" #iA2 ", %" #iA3 "}, %" #iB ", p, 1, 1, 0;\n}\n"                                           \
+                 : DOUT(d)                                                                                       \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate)                      \
+                 : "memory");                                                                                    \
+  }
 
-// D[64 x 256] (+)= A[64 x 16] · B[256 x 16]ᵀ, both K-major in shared memory (descriptors).
-__device__ __forceinline__ void wgmma_ss_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" PFX_WGMMA_D128 "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-      : PFX_WGMMA_D128_OUT(d)
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate)
-      : "memory");
-}
-
-// D[64 x 64] (+)= A[64 x 16] · B[64 x 16]ᵀ, A in registers (a[0..3]: the fragment above),
-// B K-major in shared memory (descriptor).
-__device__ __forceinline__ void wgmma_rs_m64n64k16(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" PFX_WGMMA_D32 "}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
-      : PFX_WGMMA_D32_OUT(d)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate)
-      : "memory");
-}
-
-// D[64 x 128] (+)= A[64 x 16] · B[128 x 16]ᵀ, A in registers (a[0..3]: the fragment above),
-// B K-major in shared memory (descriptor).
-__device__ __forceinline__ void wgmma_rs_m64n128k16(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" PFX_WGMMA_D64 "}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
-      : PFX_WGMMA_D64_OUT(d)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate)
-      : "memory");
-}
-
-// D[64 x 256] (+)= A[64 x 16] · B[256 x 16]ᵀ, A in registers (a[0..3]: the fragment above),
-// B K-major in shared memory (descriptor).
-__device__ __forceinline__ void wgmma_rs_m64n256k16(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" PFX_WGMMA_D128 "}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n"
-      : PFX_WGMMA_D128_OUT(d)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate)
-      : "memory");
-}
+PFX_WGMMA_SS(128, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66)
+PFX_WGMMA_SS(256, 128, PFX_WGMMA_D128, PFX_WGMMA_D128_OUT, 128, 129, 130)
+PFX_WGMMA_RS(64, 32, PFX_WGMMA_D32, PFX_WGMMA_D32_OUT, 32, 33, 34, 35, 36, 37)
+PFX_WGMMA_RS(128, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66, 67, 68, 69)
+PFX_WGMMA_RS(256, 128, PFX_WGMMA_D128, PFX_WGMMA_D128_OUT, 128, 129, 130, 131, 132, 133)
+#undef PFX_WGMMA_SS
+#undef PFX_WGMMA_RS
 
 }  // namespace pfx::kernels::dev

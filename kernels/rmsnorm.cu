@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
     const float4 v = row[i];  // second read hits L1/L2; keeping D/32 floats per lane would spill at D=4096+
     const float4 g = w4[i];
     uint2 o;
-    o.x = dev::pack_half2(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
-    o.y = dev::pack_half2(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
+    o.x = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
+    o.y = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
     orow[i] = o;
   }
 }

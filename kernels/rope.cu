@@ -17,7 +17,7 @@ struct RopeCfg {
   static constexpr int kThreads = 128;
   static constexpr int kMaxHeadDim = 512;  // cos/sin table of kMaxHeadDim/2 float2 in static smem
   static constexpr int kTableBytes = kMaxHeadDim / 2 * 8;
-  static_assert(kThreads % sm90::kWarpSize == 0 && kThreads <= sm90::kMaxThreadsPerBlock, "rope: block shape");
+  static_assert(sm90::is_warp_block(kThreads), "rope: block shape");
   static_assert(kTableBytes <= sm90::kDefaultSmemPerBlock, "rope: cos/sin table exceeds static smem");
 };
 
@@ -155,16 +155,16 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
   for (int j = threadIdx.x; j < H * half; j += RopeCfg::kThreads) {
     const float2 x = q[j];
     const float2 r = rotate_pair(x.x, x.y, table[j % half]);
-    qo[j] = dev::pack_half2(r.x, r.y);
+    qo[j] = dev::pack_half2_rn(r.x, r.y);
   }
   for (int j = threadIdx.x; j < Hkv * half; j += RopeCfg::kThreads) {
     const int g = j / half, i = j % half;
     const int64_t dst = ((static_cast<int64_t>(g) * max_ctx + p0 + t) * hd) / 2 + i;  // in pairs
     const float2 x = k[j];
     const float2 r = rotate_pair(x.x, x.y, table[i]);
-    reinterpret_cast<uint32_t*>(k_cache)[dst] = dev::pack_half2(r.x, r.y);
+    reinterpret_cast<uint32_t*>(k_cache)[dst] = dev::pack_half2_rn(r.x, r.y);
     const float2 y = v[j];
-    reinterpret_cast<uint32_t*>(v_cache)[dst] = dev::pack_half2(y.x, y.y);
+    reinterpret_cast<uint32_t*>(v_cache)[dst] = dev::pack_half2_rn(y.x, y.y);
   }
 }
 PFX_KERNEL_LAUNCH_INFO("k_rope_fused", RopeCfg::kThreads, 0);

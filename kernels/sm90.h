@@ -14,4 +14,7 @@ inline constexpr int kDefaultSmemPerBlock = 48 * 1024;
 inline constexpr int kMaxSmemPerBlock = 227 * 1024;
 inline constexpr int kSmemPerSm = 228 * 1024;
 
+// A block of `threads` is whole warps and within the per-block limit (every launch config asserts it).
+constexpr bool is_warp_block(int threads) { return threads > 0 && threads % kWarpSize == 0 && threads <= kMaxThreadsPerBlock; }
+
 }  // namespace pfx::kernels::sm90

@@ -3,7 +3,7 @@
 # everything is present. Usage: scripts/bootstrap.sh
 set -euo pipefail
 pkgs=(cmake ninja-build g++ git python3 python3-pip libboost-program-options-dev libyaml-cpp-dev
-      nlohmann-json3-dev libgtest-dev libicu-dev libssl-dev chromium python3-yaml
+      nlohmann-json3-dev libgtest-dev libicu-dev libpugixml-dev libssl-dev chromium python3-yaml
       clang libclang-rt-dev  # clang + its sanitizer/libFuzzer runtimes: scripts/fuzz.sh
       python3-markdown-it libxml2-utils)  # the report tests: a CommonMark reader, xmllint for the JUnit schema
 missing=()

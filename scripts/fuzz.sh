@@ -5,7 +5,8 @@
 # and vocabulary, nothing committed), runs every seed once, then fuzzes from them with the GGUF
 # dictionary (fuzz/gguf.dict). New inputs accumulate in BUILD_DIR/fuzz/corpus across runs;
 # crashes go to BUILD_DIR/fuzz/artifacts/ and fail the script. Prints executions, coverage
-# (edges, features) and the corpus size. Usage: scripts/fuzz.sh N_SECONDS [BUILD_DIR]
+# (edges, features) and the corpus size. FUZZ_MAX_RUNS=N also stops it after N executions.
+# Usage: scripts/fuzz.sh N_SECONDS [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:?usage: scripts/fuzz.sh N_SECONDS [BUILD_DIR]}
@@ -42,7 +43,7 @@ log=$build/fuzz/last-run.log
 }
 # 2. Fuzz for N seconds from there.
 status=0
-"$fuzzer" "${opts[@]}" -max_total_time="$secs" "$corpus" "$seeds" >"$log" 2>&1 || status=$?
+"$fuzzer" "${opts[@]}" "-max_total_time=$secs" ${FUZZ_MAX_RUNS:+"-runs=$FUZZ_MAX_RUNS"} "$corpus" "$seeds" >"$log" 2>&1 || status=$?
 execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
 last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
 cov=$(grep -o 'cov: [0-9]*' <<<"$last" | grep -o '[0-9]*$' || echo "?")

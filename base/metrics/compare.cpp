@@ -16,6 +16,19 @@ int32_t argmax(const float* v, int64_t n) {
   return best;
 }
 
+NonFinite find_non_finite(const float* v, int64_t rows, int64_t cols) {
+  NonFinite nf;
+  for (int64_t i = 0; i < rows * cols; ++i)
+    if (!std::isfinite(v[i])) {
+      if (nf.count == 0) {
+        nf.first_row = i / cols;
+        nf.first_col = i % cols;
+      }
+      ++nf.count;
+    }
+  return nf;
+}
+
 LogitStats compare_logits(const float* a, const float* ref, int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) fail("compare_logits: empty logits (", rows, " x ", cols, ")");
   LogitStats s;

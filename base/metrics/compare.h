@@ -1,6 +1,6 @@
 // Logit comparison metrics shared by the model tests, the GPU tests and the gates: max |Δ|
-// relative to max |ref|, NMSE, top-1 agreement over rows (prompt positions), NaN detection, and
-// the first divergence of two token streams.
+// relative to max |ref|, NMSE, top-1 agreement over rows (prompt positions), NaN detection (and
+// where the first NaN/inf sits), and the first divergence of two token streams.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -16,6 +16,13 @@ struct LogitStats {
   double top1_agreement = 0;  // fraction of rows whose argmax agrees (ties → lowest id)
   bool has_nan = false;       // a NaN or infinity in `a` (or in `ref`): always a failure
 };
+
+// The NaN and infinities of a row-major [rows, cols] array: how many, and the first one's place.
+struct NonFinite {
+  int64_t count = 0;
+  int64_t first_row = -1, first_col = -1;
+};
+NonFinite find_non_finite(const float* v, int64_t rows, int64_t cols);
 
 // a and ref are row-major [rows, cols]. rows, cols > 0.
 LogitStats compare_logits(const float* a, const float* ref, int64_t rows, int64_t cols);

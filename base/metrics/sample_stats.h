@@ -1,5 +1,5 @@
 // Order statistics of measured samples, shared by the trace diff (medians over repetitions) and
-// the gates' A/B statistics (gates/core/stats.h): median, percentile, mean, sample stddev, and
+// the gates' A/B statistics (gates/stats/stats.h): median, percentile, mean, sample stddev, and
 // the relative spread that serves as run-to-run noise.
 #pragma once
 #include <vector>

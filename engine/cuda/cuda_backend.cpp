@@ -1,4 +1,4 @@
-// CudaBackend: the forward pass of CUDA_DATAFLOW (README "GPU backend") as one fixed launch
+// CudaBackend: the forward pass (docs/gemm-fast.md for its GEMM variants) as one fixed launch
 // sequence on one stream. Weights live on the GPU in their GGUF block form; norm vectors as fp32.
 // Generic path: dequantize each weight to fp16 into a scratch buffer, then cuBLAS (fp32
 // accumulate) and plain kernels. Fast path: the fused kernels under test; any call whose

@@ -8,8 +8,8 @@
 
 #include "ab/ab_judge.h"
 #include "contract/prefill_cli.h"
-#include "core/format.h"
-#include "core/gpu_monitor.h"
+#include "host/gpu_monitor.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -126,91 +126,63 @@ json pair_json(const Sample& a, const Sample& b) {
   return p;
 }
 
-}  // namespace
+// gates.ab.* as the gate runs them (the judgement's own settings are ab_judge.h's AbSettings).
+struct RunSettings {
+  int aa_pairs = 4, min_pairs = 6, step = 4, warmup = 1;
+  std::string model;
 
-GateResult run_ab_gate(const GateContext& ctx) {
-  GateResult r = ctx.start();
-  for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "bench"}, {"backends", "cuda"}})
-      if (auto miss = missing_capability(*b, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
-  const AbSettings settings = ab_settings(ctx.profile);
-  const int aa_pairs = static_cast<int>(ctx.profile.integer("ab", "aa_pairs", 4));
-  const int min_pairs = static_cast<int>(ctx.profile.integer("ab", "min_pairs", 6));
-  const int max_pairs = settings.max_pairs;
-  const int step = static_cast<int>(std::max(1L, ctx.profile.integer("ab", "step_pairs", 4)));
-  const int warmup = static_cast<int>(ctx.profile.integer("ab", "warmup", 1));
-  const std::string model_name = ctx.profile.string("ab", "model", "");
-  auto fail_with = [&](const EngineCall& call, const std::string& what) {
-    r.checks.push_back(failed_call_check("ab", call, what));
-    finish(r, ctx.profile, ctx.deadline.elapsed());
-    return r;
-  };
-  auto fail_check = [&](Status st, const std::string& why) {
-    Check c;
-    c.name = "ab";
-    c.status = st;
-    c.waivable = false;
-    c.reason = why;
-    r.checks.push_back(c);
-    finish(r, ctx.profile, ctx.deadline.elapsed());
-    return r;
-  };
-  if (model_name.empty()) return fail_check(Status::Fail, "gates.ab.model is not set");
-  if (auto probe = gpu_probe(ctx)) {
-    r.checks.push_back(*probe);
-    finish(r, ctx.profile, ctx.deadline.elapsed());
-    return r;
-  }
-  const auto model = ctx.models.resolve(model_name, ctx.deadline.remaining());
-  if (!model.ok) return fail_check(model.unavailable ? Status::Skipped : Status::Fail, model.error);
-  GpuMonitor gpu;
-  Bencher bench(ctx, model.path, gpu, settings);
-  r.details["gpu_monitor"] = gpu.available() ? to_json(gpu.info()) : json{{"unavailable", gpu.why_unavailable()}};
-  r.details["settings"] = {{"model", model_name}, {"metrics", settings.metrics}, {"max_regression_pct", settings.max_regression_pct},
-                           {"confidence", settings.confidence}, {"aa_pairs", aa_pairs}, {"min_pairs", min_pairs},
-                           {"max_pairs", max_pairs}, {"order", "ABAB"}, {"delta", "paired median of per-pair ratios"}};
-  r.details["commands"] = {{"baseline", bench.command(ctx.baseline)}, {"candidate", bench.command(ctx.candidate)}};
+  explicit RunSettings(const GateProfile& p)
+      : aa_pairs(static_cast<int>(p.integer("ab", "aa_pairs", 4))),
+        min_pairs(static_cast<int>(p.integer("ab", "min_pairs", 6))),
+        step(static_cast<int>(std::max(1L, p.integer("ab", "step_pairs", 4)))),
+        warmup(static_cast<int>(p.integer("ab", "warmup", 1))),
+        model(p.string("ab", "model", "")) {}
+};
 
-  // Warm-up: one discarded run of each binary (also finds out whether a GPU answers at all).
-  ctx.say("warm-up (discarded)");
+// A bench call that gave no usable number: the gate stops with this check.
+struct BenchFailure {
   EngineCall call;
-  if (!bench.run(ctx.baseline, warmup, call)) return fail_with(call, "baseline bench warm-up");
-  if (!bench.run(ctx.candidate, warmup, call)) return fail_with(call, "candidate bench warm-up");
+  std::string what;
+};
 
-  // A/A: the baseline against itself shows this machine's noise in this window. Reported beside
-  // the result, never added to the budget.
-  json aa_pairs_json = json::array();
-  for (int i = 0; i < aa_pairs; ++i) {
-    ctx.say("A/A pair " + std::to_string(i + 1) + "/" + std::to_string(aa_pairs));
-    auto x = bench.run(ctx.baseline, warmup, call);
-    if (!x) return fail_with(call, "baseline bench (A/A)");
-    auto y = bench.run(ctx.baseline, warmup, call);
-    if (!y) return fail_with(call, "baseline bench (A/A)");
-    aa_pairs_json.push_back(pair_json(*x, *y));
+// A/A: the baseline against itself shows this machine's noise in this window. Reported beside the
+// result, never added to the budget.
+std::optional<BenchFailure> measure_aa(const GateContext& ctx, Bencher& bench, const RunSettings& run, json& aa_pairs) {
+  EngineCall call;
+  for (int i = 0; i < run.aa_pairs; ++i) {
+    ctx.say("A/A pair " + std::to_string(i + 1) + "/" + std::to_string(run.aa_pairs));
+    auto x = bench.run(ctx.baseline, run.warmup, call);
+    if (!x) return BenchFailure{call, "baseline bench (A/A)"};
+    auto y = bench.run(ctx.baseline, run.warmup, call);
+    if (!y) return BenchFailure{call, "baseline bench (A/A)"};
+    aa_pairs.push_back(pair_json(*x, *y));
   }
-  const AbMetric aa = analyse_ab_metric(aa_pairs_json, settings.primary, settings);
-  const double noise = std::max(std::fabs(aa.raw.ci_pct.lo), std::fabs(aa.raw.ci_pct.hi));
+  return std::nullopt;
+}
 
-  // A/B: more pairs while any metric is undecided, up to the cap (the budget never moves).
-  json pairs = json::array();
-  int target = min_pairs;
-  for (;;) {
+// A/B, interleaved ABAB…: min_pairs, then `step` more at a time while any metric is undecided, up
+// to the cap (the budget never moves).
+std::optional<BenchFailure> measure_ab(const GateContext& ctx, Bencher& bench, const RunSettings& run, const AbSettings& s,
+                                       json& pairs) {
+  EngineCall call;
+  for (int target = run.min_pairs;; target = std::min(s.max_pairs, target + run.step)) {
     while (static_cast<int>(pairs.size()) < target) {
-      ctx.say("A/B pair " + std::to_string(pairs.size() + 1) + "/" + std::to_string(target) + " (cap " + std::to_string(max_pairs) + ")");
-      auto x = bench.run(ctx.baseline, warmup, call);
-      if (!x) return fail_with(call, "baseline bench");
-      auto y = bench.run(ctx.candidate, warmup, call);
-      if (!y) return fail_with(call, "candidate bench");
+      ctx.say("A/B pair " + std::to_string(pairs.size() + 1) + "/" + std::to_string(target) + " (cap " + std::to_string(s.max_pairs) + ")");
+      auto x = bench.run(ctx.baseline, run.warmup, call);
+      if (!x) return BenchFailure{call, "baseline bench"};
+      auto y = bench.run(ctx.candidate, run.warmup, call);
+      if (!y) return BenchFailure{call, "candidate bench"};
       pairs.push_back(pair_json(*x, *y));
     }
     bool undecided = false;
-    for (const auto& m : settings.metrics) undecided |= ab_undecided(analyse_ab_metric(pairs, m, settings));
-    if (!undecided || target >= max_pairs || ctx.deadline.expired()) break;
-    target = std::min(max_pairs, target + step);
+    for (const auto& m : s.metrics) undecided |= ab_undecided(analyse_ab_metric(pairs, m, s));
+    if (!undecided || target >= s.max_pairs || ctx.deadline.expired()) return std::nullopt;
   }
+}
 
-  json headline;
-  auto checks = judge_ab(pairs, settings, headline);
+// "SM clock 1785-1980 MHz, max 48 °C", or why there is no reading; throttled pairs named. Also
+// the clock range and the throttled count into details.
+std::string clock_text(GateResult& r, const json& pairs, const GpuMonitor& gpu) {
   unsigned clock_min = ~0u, clock_max = 0, temp_max = 0;
   int throttled = 0;
   for (const auto& p : pairs) {
@@ -223,42 +195,98 @@ GateResult run_ab_gate(const GateContext& ctx) {
       if (s.contains("gpu")) temp_max = std::max(temp_max, s["gpu"].value("temperature_max_c", 0u));
     }
   }
-  r.details["aa"] = {{"pairs", aa_pairs_json}, {"median_delta_pct", aa.raw.median_delta_pct}, {"ci_pct", {aa.raw.ci_pct.lo, aa.raw.ci_pct.hi}},
-                     {"noise_floor_pct", noise}, {"exceeds_budget", noise > settings.max_regression_pct}};
-  r.details["pairs"] = pairs;
-  r.details["pairs_run"] = pairs.size();
   r.details["throttled_pairs"] = throttled;
-  r.details["headline"] = headline;
   if (clock_max) r.details["sm_clock_range_mhz"] = {clock_min, clock_max};
-  const auto& primary = checks.front();
-  r.details["median_delta_pct"] = primary.metrics["median_delta_pct"];
-  r.details["ci_pct"] = primary.metrics["ci_pct"];
-  r.details["wins"] = primary.metrics["wins"];
-  r.details["pairs_used"] = primary.metrics["pairs"];
-  r.details["decision"] = primary.metrics["decision"];
-
   std::string clocks = clock_max ? "SM clock " + std::to_string(clock_min) + (clock_max != clock_min ? "-" + std::to_string(clock_max) : "") +
                                        " MHz" + (temp_max ? ", max " + std::to_string(temp_max) + " °C" : std::string(", temperature not sampled"))
                                  : "SM clock not sampled (" + (gpu.available() ? std::string("no reading") : gpu.why_unavailable()) + ")";
   if (throttled) clocks += ", THROTTLED in " + std::to_string(throttled) + " pairs (set aside)";
-  r.evidence = "A/B interleaved, " + std::to_string(pairs.size()) + " pairs: ";
+  return clocks;
+}
+
+// "A/B interleaved, 6 pairs: pp512 1000.0 → 1010.0 tok/s, paired median Δ +1.0% 5/6 wins; budget …".
+std::string evidence_text(const std::vector<Check>& checks, size_t n_pairs, const AbSettings& s, const RunSettings& run,
+                          double noise, const std::string& clocks) {
+  std::string e = "A/B interleaved, " + std::to_string(n_pairs) + " pairs: ";
   for (size_t i = 0; i < checks.size(); ++i) {
     const auto& m = checks[i].metrics;
-    r.evidence += (i ? "; " : "") + m.value("metric", std::string()) + " " + fixed(m.value("baseline_tps_median", 0.0), 1) + " → " +
-                  fixed(m.value("candidate_tps_median", 0.0), 1) + " tok/s, paired median Δ " + signed_pct(m.value("median_delta_pct", 0.0)) +
-                  (m["clock_normalised_delta_pct"].is_number() ? " (clock-normalised " + signed_pct(m["clock_normalised_delta_pct"].get<double>()) + ")" : "") +
-                  " " + std::to_string(m.value("wins", 0)) + "/" + std::to_string(m.value("pairs", 0)) + " wins";
+    e += (i ? "; " : "") + m.value("metric", std::string()) + " " + fixed(m.value("baseline_tps_median", 0.0), 1) + " → " +
+         fixed(m.value("candidate_tps_median", 0.0), 1) + " tok/s, paired median Δ " + signed_percent(m.value("median_delta_pct", 0.0)) +
+         (m["clock_normalised_delta_pct"].is_number() ? " (clock-normalised " + signed_percent(m["clock_normalised_delta_pct"].get<double>()) + ")" : "") +
+         " " + std::to_string(m.value("wins", 0)) + "/" + std::to_string(m.value("pairs", 0)) + " wins";
   }
-  r.evidence += "; budget −" + fixed(settings.max_regression_pct, 2) + "% at " + pct(settings.confidence) + "; A/A noise ±" + fixed(noise, 2) + "% over " +
-                std::to_string(aa_pairs) + " pairs" + (noise > settings.max_regression_pct ? " (above the budget: more pairs taken)" : "") + "; " + clocks;
+  e += "; budget −" + fixed(s.max_regression_pct, 2) + "% at " + percent(s.confidence) + "; A/A noise ±" + fixed(noise, 2) + "% over " +
+       std::to_string(run.aa_pairs) + " pairs" + (noise > s.max_regression_pct ? " (above the budget: more pairs taken)" : "") + "; " + clocks;
+  return e;
+}
+
+GateResult finished(GateResult& r, const GateContext& ctx) {
+  finish(r, ctx.profile, ctx.deadline.elapsed());
+  return r;
+}
+
+}  // namespace
+
+GateResult run_ab_gate(const GateContext& ctx) {
+  GateResult r = ctx.start();
+  namespace cap = contract::capability;
+  if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{cap::kSubcommands, "bench"}, {cap::kBackends, "cuda"}})) return r;
+  const AbSettings settings = ab_settings(ctx.profile);
+  const RunSettings run(ctx.profile);
+  if (run.model.empty()) {
+    r.checks.push_back(hard_failure("ab", "gates.ab.model is not set"));
+    return finished(r, ctx);
+  }
+  if (auto probe = gpu_probe(ctx)) {
+    r.checks.push_back(*probe);
+    return finished(r, ctx);
+  }
+  const auto model = ctx.model_or_check(r, "ab", run.model);
+  if (!model) return finished(r, ctx);
+  GpuMonitor gpu;
+  Bencher bench(ctx, *model, gpu, settings);
+  r.details["gpu_monitor"] = gpu.available() ? to_json(gpu.info()) : json{{"unavailable", gpu.why_unavailable()}};
+  r.details["settings"] = {{"model", run.model}, {"metrics", settings.metrics}, {"max_regression_pct", settings.max_regression_pct},
+                           {"confidence", settings.confidence}, {"aa_pairs", run.aa_pairs}, {"min_pairs", run.min_pairs},
+                           {"max_pairs", settings.max_pairs}, {"order", "ABAB"}, {"delta", "paired median of per-pair ratios"}};
+  r.details["commands"] = {{"baseline", bench.command(ctx.baseline)}, {"candidate", bench.command(ctx.candidate)}};
+  auto stop = [&](const BenchFailure& f) {
+    r.checks.push_back(failed_call_check("ab", f.call, f.what));
+    return finished(r, ctx);
+  };
+
+  // Warm-up: one discarded run of each binary (also finds out whether a GPU answers at all).
+  ctx.say("warm-up (discarded)");
+  EngineCall call;
+  if (!bench.run(ctx.baseline, run.warmup, call)) return stop({call, "baseline bench warm-up"});
+  if (!bench.run(ctx.candidate, run.warmup, call)) return stop({call, "candidate bench warm-up"});
+  json aa_pairs = json::array();
+  if (auto f = measure_aa(ctx, bench, run, aa_pairs)) return stop(*f);
+  const AbMetric aa = analyse_ab_metric(aa_pairs, settings.primary, settings);
+  const double noise = std::max(std::fabs(aa.raw.ci_pct.lo), std::fabs(aa.raw.ci_pct.hi));
+  json pairs = json::array();
+  if (auto f = measure_ab(ctx, bench, run, settings, pairs)) return stop(*f);
+
+  json headline;
+  auto checks = judge_ab(pairs, settings, headline);
+  r.details["aa"] = {{"pairs", aa_pairs}, {"median_delta_pct", aa.raw.median_delta_pct}, {"ci_pct", {aa.raw.ci_pct.lo, aa.raw.ci_pct.hi}},
+                     {"noise_floor_pct", noise}, {"exceeds_budget", noise > settings.max_regression_pct}};
+  r.details["pairs"] = pairs;
+  r.details["pairs_run"] = pairs.size();
+  const std::string clocks = clock_text(r, pairs, gpu);
+  r.details["headline"] = headline;
+  const auto& primary = checks.front();
+  for (const char* key : {"median_delta_pct", "ci_pct", "wins"}) r.details[key] = primary.metrics[key];
+  r.details["pairs_used"] = primary.metrics["pairs"];
+  r.details["decision"] = primary.metrics["decision"];
+  r.evidence = evidence_text(checks, pairs.size(), settings, run, noise, clocks);
   const std::string cmd = r.details["commands"]["baseline"].get<std::string>() + "\n" + r.details["commands"]["candidate"].get<std::string>();
   for (auto& c : checks) {
     c.command = cmd;
     r.checks.push_back(c);
   }
   add_ab_figures(r, settings);
-  finish(r, ctx.profile, ctx.deadline.elapsed());
-  return r;
+  return finished(r, ctx);
 }
 
 }  // namespace pfx::gates

@@ -7,8 +7,8 @@
 #pragma once
 #include <vector>
 
-#include "core/gate_context.h"
-#include "core/stats.h"
+#include "run/gate_context.h"
+#include "stats/stats.h"
 
 namespace pfx::gates {
 

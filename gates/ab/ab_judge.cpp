@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "ab/ab_report.h"
-#include "core/format.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -82,9 +82,9 @@ std::vector<Check> judge_ab(const json& pairs, const AbSettings& s, json& headli
     const AbMetric m = analyse_ab_metric(pairs, metric, s);
     Check c;
     c.name = metric == s.primary ? "ab" : "ab " + metric;
-    const std::string ci = signed_pct(m.raw.ci_pct.lo) + ".." + signed_pct(m.raw.ci_pct.hi);
+    const std::string ci = signed_percent(m.raw.ci_pct.lo) + ".." + signed_percent(m.raw.ci_pct.hi);
     const std::string budget = fixed(s.max_regression_pct, 2) + "%";
-    const std::string norm = m.clock_norm_known ? ", clock-normalised " + signed_pct(m.clock_norm_delta_pct) : "";
+    const std::string norm = m.clock_norm_known ? ", clock-normalised " + signed_percent(m.clock_norm_delta_pct) : "";
     c.metrics = {{"metric", metric},
                  {"median_delta_pct", m.raw.median_delta_pct},
                  {"ci_pct", {m.raw.ci_pct.lo, m.raw.ci_pct.hi}},
@@ -105,7 +105,7 @@ std::vector<Check> judge_ab(const json& pairs, const AbSettings& s, json& headli
                           : metric + ": only " + std::to_string(m.raw.pairs) + " usable pairs of " + std::to_string(run) +
                                 " (throttled or missing)";
     } else {
-      const std::string d = metric + " median Δ " + signed_pct(m.raw.median_delta_pct) + norm + " (" + pct(s.confidence) + " CI " +
+      const std::string d = metric + " median Δ " + signed_percent(m.raw.median_delta_pct) + norm + " (" + percent(s.confidence) + " CI " +
                             ci + ", " + std::to_string(m.raw.wins) + "/" + std::to_string(m.raw.pairs) + " wins)";
       switch (m.raw.decision) {
         case AbDecision::Improved:

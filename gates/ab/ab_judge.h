@@ -13,7 +13,7 @@
 
 #include "core/gate_profile.h"
 #include "core/gate_result.h"
-#include "core/stats.h"
+#include "stats/stats.h"
 
 namespace pfx::gates {
 

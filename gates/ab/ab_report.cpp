@@ -7,19 +7,31 @@ namespace pfx::gates {
 
 using nlohmann::json;
 
+namespace {
+
+// A whole-prefill tok/s row: "pp512 tok/s", the medians of both builds over the pairs, the Δ.
+Row tps_row(const std::string& metric, double baseline_tps, double candidate_tps, std::optional<double> delta_pct,
+            std::optional<std::array<double, 2>> ci_pct, const std::string& check) {
+  Row row;
+  row.metric = metric;
+  row.label = "whole prefill " + metric + " (A/B median)";
+  row.unit = "tok/s";
+  row.format = fixed_format(1);
+  row.baseline = number_cell(baseline_tps);
+  row.candidate = number_cell(candidate_tps);
+  row.delta = candidate_tps - baseline_tps;
+  row.delta_pct = delta_pct;
+  row.ci_pct = ci_pct;
+  row.check = check;
+  return row;
+}
+
+}  // namespace
+
 void add_ab_output(GateResult& r, const AbFigures& f) {
-  Row h;
-  h.metric = f.metric;
-  h.label = "whole prefill " + f.metric + " (A/B median)";
-  h.unit = "tok/s";
-  h.format = fixed_format(1);
-  h.baseline = number_cell(f.baseline_tps);
-  h.candidate = number_cell(f.candidate_tps);
-  h.delta = f.candidate_tps - f.baseline_tps;
-  h.delta_pct = f.delta_pct ? *f.delta_pct : (f.candidate_tps / f.baseline_tps - 1) * 100;
+  Row h = tps_row(f.metric, f.baseline_tps, f.candidate_tps,
+                  f.delta_pct ? *f.delta_pct : (f.candidate_tps / f.baseline_tps - 1) * 100, f.ci_pct, "ab");
   h.noise_pct = f.noise_pct;
-  h.ci_pct = f.ci_pct;
-  h.check = "ab";
   h.headline = true;
   r.rows.push_back(h);
   if (f.clock_normalised_delta_pct) {
@@ -32,20 +44,7 @@ void add_ab_output(GateResult& r, const AbFigures& f) {
     n.delta_pct = f.clock_normalised_delta_pct;
     r.rows.push_back(n);
   }
-  for (const auto& m : f.extra) {
-    Row e;
-    e.metric = m.metric + " tok/s";
-    e.label = "whole prefill " + m.metric + " tok/s (A/B median)";
-    e.unit = "tok/s";
-    e.format = fixed_format(1);
-    e.baseline = number_cell(m.baseline_tps);
-    e.candidate = number_cell(m.candidate_tps);
-    e.delta = m.candidate_tps - m.baseline_tps;
-    e.delta_pct = m.delta_pct;
-    e.ci_pct = m.ci_pct;
-    e.check = m.check;
-    r.rows.push_back(e);
-  }
+  for (const auto& m : f.extra) r.rows.push_back(tps_row(m.metric + " tok/s", m.baseline_tps, m.candidate_tps, m.delta_pct, m.ci_pct, m.check));
 
   Table t;
   t.id = "ab";

@@ -1,142 +1,174 @@
 // accuracy gate (see accuracy_gate.h).
 #include "accuracy/accuracy_gate.h"
 
-#include "contract/prefill_cli.h"
+#include <algorithm>
+#include <optional>
 
-#include "core/format.h"
-#include "core/logits_compare.h"
-#include "core/logits_limits.h"
+#include "contract/prefill_cli.h"
+#include "logits/logits_compare.h"
+#include "logits/logits_limits.h"
+#include "metrics/compare.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
+// gates.accuracy.* as the gate uses them.
+struct AccuracySettings {
+  std::string backend;
+  std::vector<std::string> paths;
+  LogitsLimits limits;
+  long greedy_n = 8;
+
+  explicit AccuracySettings(const GateProfile& p)
+      : backend(p.string("accuracy", "backend", "cuda")),
+        paths(p.strings("accuracy", "paths")),
+        limits(logits_limits(p, "accuracy")),
+        greedy_n(p.integer("accuracy", "greedy_tokens", 8)) {
+    if (paths.empty()) paths = backend == "cpu" ? std::vector<std::string>{""} : std::vector<std::string>{"fast", "generic"};
+  }
+  std::vector<Capability> needs() const {
+    namespace cap = contract::capability;
+    std::vector<Capability> n = {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}};
+    for (const auto& p : paths)
+      if (!p.empty()) n.push_back({cap::kPaths, p});
+    return n;
+  }
+};
+
+// The greedy continuation vs the oracle's: reported, not judged (fixtures README: "report the
+// first divergence"); a greedy call that breaks (not: is unavailable) fails the check.
+void greedy_vs_oracle(const EngineRunner& eng, const GateContext& ctx, const AccuracySettings& s, const fs::path& model, const GateCase& cs,
+                      const std::string& path, Check& c) {
+  if (s.greedy_n <= 0 || cs.oracle_greedy.empty()) return;
+  const int n = static_cast<int>(std::min<long>(s.greedy_n, static_cast<long>(cs.oracle_greedy.size())));
+  const auto g = eng.greedy(model, cs.input, n, s.backend, path, ctx.deadline.remaining());
+  c.metrics["duration_s"] = c.metrics.value("duration_s", 0.0) + g.process.wall_s;
+  if (g.ok() && g.output.contains(contract::field::kGeneratedIds)) {
+    const auto ids = g.output[contract::field::kGeneratedIds].get<std::vector<int32_t>>();
+    const std::vector<int32_t> expected(cs.oracle_greedy.begin(), cs.oracle_greedy.begin() + n);
+    const std::vector<int32_t> got(ids.begin(), ids.begin() + std::min<size_t>(ids.size(), static_cast<size_t>(n)));
+    const int64_t first = pfx::first_divergence(got, expected);
+    c.metrics["greedy_vs_oracle"] = {{"tokens", n}, {"first_divergence", first < 0 ? json(nullptr) : json(first)}};
+    c.reason += first < 0 ? "; greedy " + std::to_string(n) + " tokens = oracle"
+                          : "; greedy diverges from oracle at token " + std::to_string(first);
+  } else if (!g.ok() && g.outcome != RunOutcome::Unavailable) {
+    fail_hard(c, "greedy " + g.reason);
+    c.command += "\n" + g.command;
+  }
+}
+
+// One case on one path against the oracle logits: the check, and the comparison where the logits
+// were compared; `unavailable` is set when the backend cannot run here.
+struct PathResult {
+  Check check;
+  std::optional<LogitsComparison> cmp;  // set where the shapes matched and the numbers were compared
+};
+
+PathResult check_path(const GateContext& ctx, const EngineRunner& eng, const AccuracySettings& s, const GateCase& cs, size_t index,
+                 const fs::path& model, const NpyArray& oracle, const std::string& path, std::string& unavailable) {
+  const std::string label = s.backend + (path.empty() ? "" : "/" + path);
+  Check c;
+  c.name = cs.name + " " + label;
+  const fs::path out = ctx.work_dir / ("accuracy-" + std::to_string(index) + "-" + (path.empty() ? s.backend : path) + ".npy");
+  const auto call = eng.logits(model, cs.input, s.backend, path, out, ctx.deadline.remaining());
+  if (!call.ok()) {
+    Check failed = failed_call_check(c.name, call, label);
+    if (call.outcome == RunOutcome::Unavailable) unavailable = failed.reason;
+    return {failed, std::nullopt};
+  }
+  c.command = call.command;
+  NpyArray got;
+  if (auto err = load_finite_logits(out, got); !err.empty()) {
+    fail_hard(c, err);
+    return {c, std::nullopt};
+  }
+  const auto cmp = compare_logits(got, oracle);
+  c.metrics = to_json(cmp);
+  c.metrics["duration_s"] = call.process.wall_s;
+  if (!cmp.shape_match) {
+    fail_hard(c, "vs oracle: " + cmp.shape_error);
+    return {c, std::nullopt};
+  }
+  const std::string why = limits_exceeded(cmp, s.limits);
+  c.status = why.empty() ? Status::Pass : Status::Fail;
+  c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement) : why;
+  greedy_vs_oracle(eng, ctx, s, model, cs, path, c);
+  return {c, cmp};
+}
+
+Table accuracy_table() {
+  Table t;
+  t.id = "accuracy";
+  t.title = "accuracy: each path vs the float64 oracle";
+  t.columns = {{"case", "", {}}, {"path", "", {}}};
+  for (const auto& col : comparison_columns()) t.columns.push_back(col);
+  t.columns.push_back({"greedy first divergence", "", kInteger});
+  return t;
+}
+
+TableRow table_row(const std::string& case_name, const std::string& label, const Check& c, const LogitsComparison& cmp) {
+  TableRow tr{{text_cell(case_name), text_cell(label)}};
+  for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+  const json greedy = c.metrics.value("greedy_vs_oracle", json::object());
+  tr.cells.push_back(!greedy.contains("first_divergence")   ? Cell{}
+                     : greedy["first_divergence"].is_null() ? text_cell("none")
+                                                             : number_cell(greedy["first_divergence"].get<double>()));
+  tr.check = c.name;
+  return tr;
+}
+
+}  // namespace
+
 GateResult run_accuracy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
-  const std::string backend = ctx.profile.string("accuracy", "backend", "cuda");
-  auto paths = ctx.profile.strings("accuracy", "paths");
-  if (paths.empty()) paths = backend == "cpu" ? std::vector<std::string>{""} : std::vector<std::string>{"fast", "generic"};
-  const LogitsLimits limits = logits_limits(ctx.profile, "accuracy");
-  const long greedy_n = ctx.profile.integer("accuracy", "greedy_tokens", 8);
-  r.details["thresholds"] = to_json(limits);
-  r.details["backend"] = backend;
-  r.details["paths"] = paths;
-  std::vector<std::pair<std::string, std::string>> needs = {{"subcommands", "logits"}, {"backends", backend}};
-  for (const auto& p : paths)
-    if (!p.empty()) needs.push_back({"paths", p});
-  for (const auto& [list, name] : needs)
-    if (auto miss = missing_capability(ctx.candidate, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
+  const AccuracySettings s(ctx.profile);
+  r.details["thresholds"] = to_json(s.limits);
+  r.details["backend"] = s.backend;
+  r.details["paths"] = s.paths;
+  if (ctx.skipped_without(r, {&ctx.candidate}, s.needs())) return r;
   const auto cases = parse_cases(ctx.profile, "accuracy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
-  std::string unavailable;
+  std::string unavailable;  // once the backend says "not here", the other cases skip without asking
   json rows = json::array();
-  Table table;
-  table.id = "accuracy";
-  table.title = "accuracy: each path vs the float64 oracle";
-  table.columns = {{"case", "", {}}, {"path", "", {}}};
-  for (const auto& col : comparison_columns()) table.columns.push_back(col);
-  table.columns.push_back({"greedy first divergence", "", kInteger});
+  Table table = accuracy_table();
   double worst = -1;
   std::string worst_name;
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
     if (cs.oracle.empty()) {
-      Check c;
-      c.name = cs.name;
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = "accuracy cases must name a fixtures oracle case (oracle: NAME)";
-      r.checks.push_back(c);
+      r.checks.push_back(hard_failure(cs.name, "accuracy cases must name a fixtures oracle case (oracle: NAME)"));
       continue;
     }
     const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
     NpyArray oracle;
-    const std::string oracle_err =
-        load_finite_logits(cs.oracle_root / "oracle" / (cs.oracle + ".logits.npy"), oracle);
-    for (const auto& path : paths) {
-      const std::string label = backend + (path.empty() ? "" : "/" + path);
-      Check c;
-      c.name = cs.name + " " + label;
-      ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + c.name);
+    const std::string oracle_err = load_finite_logits(cs.oracle_root / "oracle" / (cs.oracle + ".logits.npy"), oracle);
+    for (const auto& path : s.paths) {
+      const std::string label = s.backend + (path.empty() ? "" : "/" + path);
+      const std::string name = cs.name + " " + label;
+      ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + name);
       if (!unavailable.empty()) {
-        c.status = Status::Skipped;
-        c.reason = unavailable;
-        r.checks.push_back(c);
+        r.checks.push_back({name, Status::Skipped, unavailable});
         continue;
       }
-      if (!model.ok || !oracle_err.empty()) {
-        c.status = Status::Fail;  // a fixture that is missing is a failure, not a skip
-        c.waivable = false;
-        c.reason = !model.ok ? model.error : "oracle: " + oracle_err;
-        r.checks.push_back(c);
+      if (!model.ok || !oracle_err.empty()) {  // a fixture that is missing is a failure, not a skip
+        r.checks.push_back(hard_failure(name, !model.ok ? model.error : "oracle: " + oracle_err));
         continue;
       }
-      const fs::path out = ctx.work_dir / ("accuracy-" + std::to_string(i) + "-" + (path.empty() ? backend : path) + ".npy");
-      const auto call = eng.logits(model.path, cs.input, backend, path, out, ctx.deadline.remaining());
-      if (!call.ok()) {
-        r.checks.push_back(failed_call_check(c.name, call, label));
-        if (call.outcome == RunOutcome::Unavailable) unavailable = r.checks.back().reason;
-        continue;
-      }
-      c.command = call.command;
-      NpyArray got;
-      if (auto err = load_finite_logits(out, got); !err.empty()) {
-        c.status = Status::Fail;
-        c.waivable = false;
-        c.reason = err;
-        r.checks.push_back(c);
-        continue;
-      }
-      const auto cmp = compare_logits(got, oracle);
-      c.metrics = to_json(cmp);
-      if (!cmp.shape_match) {
-        c.status = Status::Fail;
-        c.waivable = false;
-        c.reason = "vs oracle: " + cmp.shape_error;
-        r.checks.push_back(c);
-        continue;
-      }
-      const std::string why = limits_exceeded(cmp, limits);
-      c.status = why.empty() ? Status::Pass : Status::Fail;
-      c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement) : why;
-      // Greedy continuation vs the oracle's: reported, not judged (the README's "report first divergence").
-      if (greedy_n > 0 && !cs.oracle_greedy.empty()) {
-        const int n = static_cast<int>(std::min<long>(greedy_n, static_cast<long>(cs.oracle_greedy.size())));
-        const auto g = eng.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
-        if (g.ok() && g.output.contains(contract::field::kGeneratedIds)) {
-          const auto ids = g.output[contract::field::kGeneratedIds].get<std::vector<int>>();
-          int first = -1;
-          for (int k = 0; k < n; ++k)
-            if (k >= static_cast<int>(ids.size()) || ids[k] != cs.oracle_greedy[k]) {
-              first = k;
-              break;
-            }
-          c.metrics["greedy_vs_oracle"] = {{"tokens", n}, {"first_divergence", first < 0 ? json(nullptr) : json(first)}};
-          c.reason += first < 0 ? "; greedy " + std::to_string(n) + " tokens = oracle"
-                                : "; greedy diverges from oracle at token " + std::to_string(first);
-        } else if (!g.ok() && g.outcome != RunOutcome::Unavailable) {
-          c.status = Status::Fail;
-          c.waivable = false;
-          c.reason = "greedy " + g.reason;
-          c.command += "\n" + g.command;
-        }
-      }
-      if (cmp.max_rel_dev > worst) {
-        worst = cmp.max_rel_dev;
+      const auto [c, cmp] = check_path(ctx, eng, s, cs, i, model.path, oracle, path, unavailable);
+      r.checks.push_back(c);
+      if (!cmp) continue;
+      if (cmp->max_rel_dev > worst) {
+        worst = cmp->max_rel_dev;
         worst_name = c.name;
       }
       rows.push_back({{"case", cs.name}, {"path", label}, {"metrics", c.metrics}});
-      TableRow tr{{text_cell(cs.name), text_cell(label)}};
-      for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
-      const json greedy = c.metrics.value("greedy_vs_oracle", json::object());
-      tr.cells.push_back(!greedy.contains("first_divergence") ? Cell{}
-                         : greedy["first_divergence"].is_null() ? text_cell("none")
-                                                                : number_cell(greedy["first_divergence"].get<double>()));
-      tr.check = c.name;
-      table.rows.push_back(tr);
-      r.checks.push_back(c);
+      table.rows.push_back(table_row(cs.name, label, c, *cmp));
     }
   }
   r.details["cases"] = rows;
@@ -144,11 +176,10 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
   int passed = 0;
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
   if (worst >= 0)
-    r.evidence = std::to_string(passed) + "/" + std::to_string(r.checks.size()) +
-                               " case×path within bounds vs float64 oracle (rel " + sci(limits.max_rel_dev) + ", NMSE " +
-                               (limits.max_nmse ? sci(*limits.max_nmse) : std::string("unchecked")) + ", top-1 " +
-                               (limits.min_top1 ? pct(*limits.min_top1) : std::string("unchecked")) + "); worst rel dev " + sci(worst) + " (" +
-                               worst_name + ")";
+    r.evidence = std::to_string(passed) + "/" + std::to_string(r.checks.size()) + " case×path within bounds vs float64 oracle (rel " +
+                 sci(s.limits.max_rel_dev) + ", NMSE " + (s.limits.max_nmse ? sci(*s.limits.max_nmse) : std::string("unchecked")) +
+                 ", top-1 " + (s.limits.min_top1 ? percent(*s.limits.min_top1) : std::string("unchecked")) + "); worst rel dev " +
+                 sci(worst) + " (" + worst_name + ")";
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;
 }

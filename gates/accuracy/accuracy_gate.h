@@ -5,7 +5,7 @@
 // greedy continuation is compared with the oracle's too and its first divergence reported
 // (information, per the README: quantized models diverge legitimately).
 #pragma once
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 
 namespace pfx::gates {
 GateResult run_accuracy_gate(const GateContext& ctx);

@@ -4,8 +4,9 @@
 
 #include <cmath>
 
-#include "core/format.h"
 #include "util/error.h"
+#include "util/json_read.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -23,8 +24,8 @@ std::string format_number(double v, const NumberFormat& f) {
     case NumberFormat::Style::integer: return std::to_string(std::llround(v));
     case NumberFormat::Style::fixed: return fixed(v, f.decimals);
     case NumberFormat::Style::sci: return sci(v);
-    case NumberFormat::Style::fraction: return pct(v);
-    case NumberFormat::Style::signed_percent: return signed_pct(v);
+    case NumberFormat::Style::fraction: return percent(v);
+    case NumberFormat::Style::signed_percent: return signed_percent(v);
   }
   return fixed(v, f.decimals);
 }
@@ -38,7 +39,7 @@ std::string cell_text(const Cell& c, const NumberFormat& f) {
 
 std::string delta_text(const Row& r) {
   if (!r.note.empty()) return r.note;
-  if (r.delta_pct) return signed_pct(*r.delta_pct);
+  if (r.delta_pct) return signed_percent(*r.delta_pct);
   return "";
 }
 
@@ -67,41 +68,17 @@ const char* chart_kind_name(Chart::Kind k) {
   return "none";
 }
 
+// The chart's column names and its value unit, by JSON key (both directions use this list).
+constexpr std::pair<const char*, std::string Chart::*> kChartColumns[] = {
+    {"label", &Chart::label}, {"baseline", &Chart::baseline}, {"candidate", &Chart::candidate}, {"delta", &Chart::delta},
+    {"value", &Chart::value}, {"series", &Chart::series}, {"flag", &Chart::flag}, {"value_unit", &Chart::value_unit}};
+
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-// Typed reads of one object's fields; every error names where + the key.
-class Reader {
- public:
-  Reader(const json& j, std::string where) : j_(j), where_(std::move(where)) {
-    if (!j_.is_object()) fail(where_, ": expected an object");
-  }
-  std::string str(const char* key, std::string dflt = "") const {
-    if (!j_.contains(key) || j_[key].is_null()) return dflt;
-    if (!j_[key].is_string()) fail(where_, ": field '", key, "' must be a string");
-    return j_[key].get<std::string>();
-  }
-  std::optional<double> number(const char* key) const {
-    if (!j_.contains(key) || j_[key].is_null()) return std::nullopt;
-    if (!j_[key].is_number()) fail(where_, ": field '", key, "' must be a number or null");
-    return j_[key].get<double>();
-  }
-  bool flag(const char* key) const {
-    if (!j_.contains(key) || j_[key].is_null()) return false;
-    if (!j_[key].is_boolean()) fail(where_, ": field '", key, "' must be true or false");
-    return j_[key].get<bool>();
-  }
-  const json* get(const char* key) const { return j_.contains(key) && !j_[key].is_null() ? &j_[key] : nullptr; }
-  std::string at(const std::string& key) const { return where_ + "." + key; }
-
- private:
-  const json& j_;
-  std::string where_;
-};
-
 NumberFormat format_from_json(const json& j, const std::string& where) {
-  const Reader r(j, where);
+  const FieldReader r(j, where);
   NumberFormat f;
-  const std::string s = r.str("style", "fixed");
+  const std::string s = r.str_or("style", "fixed");
   if (s == "grouped") f.style = NumberFormat::Style::grouped;
   else if (s == "integer") f.style = NumberFormat::Style::integer;
   else if (s == "fixed") f.style = NumberFormat::Style::fixed;
@@ -109,7 +86,7 @@ NumberFormat format_from_json(const json& j, const std::string& where) {
   else if (s == "fraction") f.style = NumberFormat::Style::fraction;
   else if (s == "signed_percent") f.style = NumberFormat::Style::signed_percent;
   else fail(where, ".style: '", s, "' is not one of grouped, integer, fixed, sci, fraction, signed_percent");
-  f.decimals = static_cast<int>(r.number("decimals").value_or(1));
+  f.decimals = static_cast<int>(r.number_or_null("decimals").value_or(1));
   return f;
 }
 
@@ -117,19 +94,19 @@ Cell cell_from_json(const json& j, const std::string& where) {
   if (j.is_null()) return {};
   if (j.is_number()) return number_cell(j.get<double>());
   if (j.is_string()) return text_cell(j.get<std::string>());
-  const Reader r(j, where);
+  const FieldReader r(j, where);
   Cell c;
-  c.value = r.number("value");
-  c.compared = r.flag("compared");
-  c.before = r.number("before");
-  c.text = r.str("text");
-  c.note = r.str("note");
-  c.hint = r.str("hint");
+  c.value = r.number_or_null("value");
+  c.compared = r.bool_or("compared", false);
+  c.before = r.number_or_null("before");
+  c.text = r.str_or("text");
+  c.note = r.str_or("note");
+  c.hint = r.str_or("hint");
   return c;
 }
 
-std::optional<Status> verdict_from(const Reader& r, const char* key, const std::string& where) {
-  const std::string s = r.str(key);
+std::optional<Status> verdict_from(const FieldReader& r, const char* key, const std::string& where) {
+  const std::string s = r.str_or(key);  // absent or null: no verdict of its own
   if (s.empty()) return std::nullopt;
   return parse_status(s, where);
 }
@@ -137,20 +114,13 @@ std::optional<Status> verdict_from(const Reader& r, const char* key, const std::
 Chart chart_from_json(const json& j, const std::string& where) {
   Chart c;
   if (j.is_null()) return c;
-  const Reader r(j, where);
-  const std::string kind = r.str("kind", "none");
+  const FieldReader r(j, where);
+  const std::string kind = r.str_or("kind", "none");
   if (kind == "bars") c.kind = Chart::Kind::bars;
   else if (kind == "points") c.kind = Chart::Kind::points;
   else if (kind != "none") fail(where, ".kind: '", kind, "' is not one of none, bars, points");
-  c.label = r.str("label");
-  c.baseline = r.str("baseline");
-  c.candidate = r.str("candidate");
-  c.delta = r.str("delta");
-  c.value = r.str("value");
-  c.series = r.str("series");
-  c.flag = r.str("flag");
-  c.value_unit = r.str("value_unit");
-  c.max_rows = static_cast<std::size_t>(r.number("max_rows").value_or(0));
+  for (const auto& [key, member] : kChartColumns) c.*member = r.str_or(key);
+  c.max_rows = static_cast<std::size_t>(r.number_or_null("max_rows").value_or(0));
   return c;
 }
 
@@ -201,10 +171,8 @@ json to_json(const Table& t) {
   if (!t.note.empty()) j["note"] = t.note;
   if (t.chart.kind != Chart::Kind::none) {
     json c = {{"kind", chart_kind_name(t.chart.kind)}};
-    for (const auto& [k, v] : {std::pair<const char*, const std::string*>{"label", &t.chart.label}, {"baseline", &t.chart.baseline},
-                               {"candidate", &t.chart.candidate}, {"delta", &t.chart.delta}, {"value", &t.chart.value},
-                               {"series", &t.chart.series}, {"flag", &t.chart.flag}, {"value_unit", &t.chart.value_unit}})
-      if (!v->empty()) c[k] = *v;
+    for (const auto& [key, member] : kChartColumns)
+      if (!(t.chart.*member).empty()) c[key] = t.chart.*member;
     if (t.chart.max_rows) c["max_rows"] = t.chart.max_rows;
     j["chart"] = c;
   }
@@ -212,60 +180,60 @@ json to_json(const Table& t) {
 }
 
 Row row_from_json(const json& j, const std::string& where) {
-  const Reader r(j, where);
+  const FieldReader r(j, where);
   Row row;
-  row.metric = r.str("metric");
-  row.label = r.str("label");
-  row.unit = r.str("unit");
-  if (const json* f = r.get("format")) row.format = format_from_json(*f, r.at("format"));
-  row.baseline = cell_from_json(j.value("baseline", json()), r.at("baseline"));
-  row.candidate = cell_from_json(j.value("candidate", json()), r.at("candidate"));
-  row.delta = r.number("delta");
-  row.delta_pct = r.number("delta_pct");
-  row.noise_pct = r.number("noise_pct");
-  if (const json* ci = r.get("ci_pct")) {
+  row.metric = r.str_or("metric");
+  row.label = r.str_or("label");
+  row.unit = r.str_or("unit");
+  if (const json* f = r.optional("format")) row.format = format_from_json(*f, r.path("format"));
+  row.baseline = cell_from_json(j.value("baseline", json()), r.path("baseline"));
+  row.candidate = cell_from_json(j.value("candidate", json()), r.path("candidate"));
+  row.delta = r.number_or_null("delta");
+  row.delta_pct = r.number_or_null("delta_pct");
+  row.noise_pct = r.number_or_null("noise_pct");
+  if (const json* ci = r.optional("ci_pct")) {
     if (!ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
-      fail(r.at("ci_pct"), ": expected [low, high]");
+      fail(r.path("ci_pct"), ": expected [low, high]");
     row.ci_pct = std::array<double, 2>{(*ci)[0].get<double>(), (*ci)[1].get<double>()};
   }
-  row.note = r.str("note");
-  row.check = r.str("check");
-  row.verdict = verdict_from(r, "verdict", r.at("verdict"));
-  row.headline = r.flag("headline");
+  row.note = r.str_or("note");
+  row.check = r.str_or("check");
+  row.verdict = verdict_from(r, "verdict", r.path("verdict"));
+  row.headline = r.bool_or("headline", false);
   return row;
 }
 
 Table table_from_json(const json& j, const std::string& where) {
-  const Reader r(j, where);
+  const FieldReader r(j, where);
   Table t;
-  t.id = r.str("id");
-  t.title = r.str("title");
-  t.note = r.str("note");
-  t.in_markdown = r.flag("in_markdown");
-  const json* cols = r.get("columns");
+  t.id = r.str_or("id");
+  t.title = r.str_or("title");
+  t.note = r.str_or("note");
+  t.in_markdown = r.bool_or("in_markdown", false);
+  const json* cols = r.optional("columns");
   if (!cols || !cols->is_array()) fail(where, ": field 'columns' must be an array");
   for (size_t i = 0; i < cols->size(); ++i) {
-    const std::string w = r.at("columns[" + std::to_string(i) + "]");
-    const Reader c((*cols)[i], w);
-    Column col{c.str("name"), c.str("unit")};
-    if (const json* f = c.get("format")) col.format = format_from_json(*f, w + ".format");
+    const std::string w = r.path("columns[" + std::to_string(i) + "]");
+    const FieldReader c((*cols)[i], w);
+    Column col{c.str_or("name"), c.str_or("unit")};
+    if (const json* f = c.optional("format")) col.format = format_from_json(*f, w + ".format");
     t.columns.push_back(col);
   }
-  const json* rows = r.get("rows");
+  const json* rows = r.optional("rows");
   if (!rows || !rows->is_array()) fail(where, ": field 'rows' must be an array");
   for (size_t i = 0; i < rows->size(); ++i) {
-    const std::string w = r.at("rows[" + std::to_string(i) + "]");
-    const Reader rr((*rows)[i], w);
-    const json* cells = rr.get("cells");
+    const std::string w = r.path("rows[" + std::to_string(i) + "]");
+    const FieldReader rr((*rows)[i], w);
+    const json* cells = rr.optional("cells");
     if (!cells || !cells->is_array() || cells->size() != t.columns.size())
       fail(w, ": field 'cells' must be an array of ", t.columns.size(), " cells (one per column)");
     TableRow row;
     for (size_t k = 0; k < cells->size(); ++k) row.cells.push_back(cell_from_json((*cells)[k], w + ".cells[" + std::to_string(k) + "]"));
-    row.check = rr.str("check");
+    row.check = rr.str_or("check");
     row.verdict = verdict_from(rr, "verdict", w + ".verdict");
     t.rows.push_back(std::move(row));
   }
-  if (const json* c = r.get("chart")) t.chart = chart_from_json(*c, r.at("chart"));
+  if (const json* c = r.optional("chart")) t.chart = chart_from_json(*c, r.path("chart"));
   return t;
 }
 

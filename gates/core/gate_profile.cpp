@@ -46,6 +46,31 @@ std::string pointer_token(const std::string& key) {
   return t;
 }
 
+// gates.<g>.<key> of `gate` when set and of the type `is_type` tests; nullptr when unset or null;
+// otherwise fails "<where(pointer)>: gates.<g>.<key>: expected <what>, got <value>".
+template <class Where>
+const json* typed_field(const json& gate, const std::string& g, const std::string& key, bool (json::*is_type)() const noexcept,
+                        const char* what, const Where& where) {
+  if (!gate.contains(key) || gate[key].is_null()) return nullptr;
+  if (!(gate[key].*is_type)())
+    fail(where("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected ", what, ", got ",
+         escape_control(gate[key].dump()));
+  return &gate[key];
+}
+
+// The strings of list `list` (at JSON pointer `ptr`, named `name` in messages), each checked.
+template <class Where>
+std::vector<std::string> string_list(const json& list, const std::string& ptr, const std::string& name, const Where& where) {
+  if (!list.is_array()) fail(where(ptr), ": ", name, ": expected a list of strings");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& e = list[i];
+    if (!e.is_string()) fail(where(ptr + "/" + std::to_string(i)), ": ", name, ": expected strings, got ", escape_control(e.dump()));
+    out.push_back(e);
+  }
+  return out;
+}
+
 // The tree as JSON; `lines` (if given) gets each node's 1-based line under its JSON pointer, for
 // messages. yaml::load() has already bounded the walk (aliases counted) and refused duplicates.
 json node_to_json(const YAML::Node& n, const std::string& pointer, std::map<std::string, int>* lines) {
@@ -201,42 +226,25 @@ bool GateProfile::required(const std::string& name) const {
 double GateProfile::timeout_s(const std::string& name) const { return number(name, "timeout_s", 600); }
 
 double GateProfile::number(const std::string& g, const std::string& key, double dflt) const {
-  const auto& s = gate(g);
-  if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_number()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected a number, got ",
-                                  escape_control(s[key].dump()));
-  return s[key].get<double>();
+  const json* v = typed_field(gate(g), g, key, &json::is_number, "a number", [this](const std::string& p) { return at(p); });
+  return v ? v->get<double>() : dflt;
 }
 
 long GateProfile::integer(const std::string& g, const std::string& key, long dflt) const {
-  const auto& s = gate(g);
-  if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_number_integer()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected an integer, got ",
-                                  escape_control(s[key].dump()));
-  return s[key].get<long>();
+  const json* v = typed_field(gate(g), g, key, &json::is_number_integer, "an integer", [this](const std::string& p) { return at(p); });
+  return v ? v->get<long>() : dflt;
 }
 
 std::string GateProfile::string(const std::string& g, const std::string& key, const std::string& dflt) const {
-  const auto& s = gate(g);
-  if (!s.contains(key) || s[key].is_null()) return dflt;
-  if (!s[key].is_string()) fail(at("/gates/" + pointer_token(g) + "/" + pointer_token(key)), ": gates.", g, ".", key, ": expected a string, got ",
-                                  escape_control(s[key].dump()));
-  return s[key];
+  const json* v = typed_field(gate(g), g, key, &json::is_string, "a string", [this](const std::string& p) { return at(p); });
+  return v ? v->get<std::string>() : dflt;
 }
 
 std::vector<std::string> GateProfile::strings(const std::string& g, const std::string& key) const {
   const auto& s = gate(g);
-  std::vector<std::string> out;
-  if (!s.contains(key) || s[key].is_null()) return out;
-  const std::string ptr = "/gates/" + pointer_token(g) + "/" + pointer_token(key);
-  if (!s[key].is_array()) fail(at(ptr), ": gates.", g, ".", key, ": expected a list of strings");
-  for (size_t i = 0; i < s[key].size(); ++i) {
-    const auto& e = s[key][i];
-    if (!e.is_string())
-      fail(at(ptr + "/" + std::to_string(i)), ": gates.", g, ".", key, ": expected strings, got ", escape_control(e.dump()));
-    out.push_back(e);
-  }
-  return out;
+  if (!s.contains(key) || s[key].is_null()) return {};
+  return string_list(s[key], "/gates/" + pointer_token(g) + "/" + pointer_token(key), "gates." + g + "." + key,
+                     [this](const std::string& p) { return at(p); });
 }
 
 const Waiver* GateProfile::waiver_for(const std::string& g, const std::string& check_name) const {
@@ -248,15 +256,7 @@ const Waiver* GateProfile::waiver_for(const std::string& g, const std::string& c
 std::vector<std::string> GateProfile::cmake_args() const {
   std::vector<std::string> out;
   if (!root_.contains("build") || !root_["build"].contains("cmake_args")) return out;
-  const auto& a = root_["build"]["cmake_args"];
-  if (!a.is_array()) fail(at("/build/cmake_args"), ": build.cmake_args: expected a list of strings");
-  for (size_t i = 0; i < a.size(); ++i) {
-    const auto& e = a[i];
-    if (!e.is_string())
-      fail(at("/build/cmake_args/" + std::to_string(i)), ": build.cmake_args: expected strings, got ", escape_control(e.dump()));
-    out.push_back(e);
-  }
-  return out;
+  return string_list(root_["build"]["cmake_args"], "/build/cmake_args", "build.cmake_args", [this](const std::string& p) { return at(p); });
 }
 
 std::string GateProfile::prefill_relpath() const {

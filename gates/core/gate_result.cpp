@@ -7,26 +7,13 @@
 
 #include "core/ids.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace pfx::gates {
 
 using nlohmann::json;
 
 namespace {
-template <class T>
-T field(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) fail(where, ": missing field '", key, "'");
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception& e) {
-    fail(where, ": field '", key, "' has the wrong type (", e.what(), ")");
-  }
-}
-template <class T>
-T field_or(const json& j, const char* key, T dflt, const std::string& where) {
-  if (!j.contains(key) || j.at(key).is_null()) return dflt;
-  return field<T>(j, key, where);
-}
 std::map<std::string, LegacyOutputReader>& legacy_readers() {
   static std::map<std::string, LegacyOutputReader> readers;
   return readers;
@@ -41,6 +28,20 @@ const Row* GateResult::headline() const {
   return nullptr;
 }
 
+Check hard_failure(std::string name, std::string reason, std::string command) {
+  Check c;
+  c.name = std::move(name);
+  c.command = std::move(command);
+  fail_hard(c, std::move(reason));
+  return c;
+}
+
+void fail_hard(Check& c, std::string reason) {
+  c.status = Status::Fail;
+  c.waivable = false;
+  c.reason = std::move(reason);
+}
+
 json to_json(const Check& c) {
   json j = {{"name", c.name}, {"status", to_string(c.status)}, {"reason", c.reason},
             {"command", c.command}, {"waivable", c.waivable}, {"metrics", c.metrics}};
@@ -49,14 +50,15 @@ json to_json(const Check& c) {
 }
 
 Check check_from_json(const json& j, const std::string& where) {
+  const FieldReader f(j, where);
   Check c;
-  c.name = field<std::string>(j, "name", where);
-  c.status = parse_status(field<std::string>(j, "status", where), where + ": check " + c.name);
-  c.reason = field_or<std::string>(j, "reason", "", where);
-  c.command = field_or<std::string>(j, "command", "", where);
-  c.waivable = field_or<bool>(j, "waivable", true, where);
-  c.waiver = field_or<std::string>(j, "waiver", "", where);
-  if (j.contains("metrics")) c.metrics = j.at("metrics");
+  c.name = f.str("name");
+  c.status = parse_status(f.str("status"), where + ": check " + c.name);
+  c.reason = f.str_or("reason");
+  c.command = f.str_or("command");
+  c.waivable = f.bool_or("waivable", true);
+  c.waiver = f.str_or("waiver");
+  if (const json* m = f.optional("metrics")) c.metrics = *m;
   return c;
 }
 
@@ -75,51 +77,52 @@ json to_json(const GateResult& r) {
           {"tables", tables}};
 }
 
+// The entries of array field `key` (absent: none), each read by `read` at "<where>: key[i]".
+template <class T, class Read>
+void read_list(const FieldReader& f, const char* key, const std::string& where, std::vector<T>& out, Read read) {
+  const json* list = f.optional(key);
+  if (!list) return;
+  if (!list->is_array()) fail(where, ": field '", key, "' must be an array");
+  for (size_t i = 0; i < list->size(); ++i) out.push_back(read((*list)[i], where + ": " + key + "[" + std::to_string(i) + "]"));
+}
+
 GateResult gate_result_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) fail(where, ": expected a JSON object (a gate result)");
-  const auto schema = field<std::string>(j, "schema", where);
+  const FieldReader top(j, where + ": ");
+  const std::string schema = top.str("schema");
   const bool v1 = schema == kGateResultSchemaV1;
   if (schema != kGateResultSchema && !v1)
     fail(where, ": field 'schema' is '", schema, "', expected '", kGateResultSchema, "' (or '", kGateResultSchemaV1, "')");
   GateResult r;
-  r.gate = field<std::string>(j, "gate", where);
+  r.gate = top.str("gate");
   // The gate name names a file (reports/<id>/gates/<gate>.json): a plain word only.
   bool word = !r.gate.empty() && r.gate.size() <= 40 && r.gate[0] >= 'a' && r.gate[0] <= 'z';
   for (char ch : r.gate) word &= (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
   if (!word) fail(where, ": field 'gate' '", r.gate, "' is not a gate name (lower-case letters, digits, '-', '_')");
   const std::string w = where + ": gate " + r.gate;
-  r.status = parse_status(field<std::string>(j, "status", w), w);
-  r.reason = field_or<std::string>(j, "reason", "", w);
-  r.evidence = field_or<std::string>(j, "evidence", "", w);
-  r.command = field_or<std::string>(j, "command", "", w);
-  r.required = field_or<bool>(j, "required", true, w);
-  r.needs_gpu = field_or<bool>(j, "needs_gpu", false, w);
-  r.candidate_id = field_or<std::string>(j, "candidate_id", "", w);
-  r.baseline_id = field_or<std::string>(j, "baseline_id", "", w);
+  const FieldReader f(j, w + ": ");
+  r.status = parse_status(f.str("status"), w);
+  r.reason = f.str_or("reason");
+  r.evidence = f.str_or("evidence");
+  r.command = f.str_or("command");
+  r.required = f.bool_or("required", true);
+  r.needs_gpu = f.bool_or("needs_gpu", false);
+  r.candidate_id = f.str_or("candidate_id");
+  r.baseline_id = f.str_or("baseline_id");
   // Ids become paths (reports/<id>/): checked here, before anything reads them.
   if (!r.candidate_id.empty()) require_candidate_id(r.candidate_id, w, "field 'candidate_id'");
   if (!r.baseline_id.empty()) require_candidate_id(r.baseline_id, w, "field 'baseline_id'");
-  r.started = field_or<std::string>(j, "started", "", w);
-  r.duration_s = field_or<double>(j, "duration_s", 0.0, w);
-  if (j.contains("host")) r.host = j.at("host");
-  if (j.contains("binding")) {
-    if (!j.at("binding").is_object()) fail(w, ": field 'binding' must be an object");
-    r.binding = j.at("binding");
+  r.started = f.str_or("started");
+  r.duration_s = f.number_or_null("duration_s").value_or(0.0);
+  if (const json* h = f.optional("host")) r.host = *h;
+  if (const json* b = f.optional("binding")) {
+    if (!b->is_object()) fail(w, ": field 'binding' must be an object");
+    r.binding = *b;
   }
-  if (j.contains("details")) r.details = j.at("details");
-  if (j.contains("checks")) {
-    if (!j.at("checks").is_array()) fail(w, ": field 'checks' must be an array");
-    for (size_t i = 0; i < j.at("checks").size(); ++i)
-      r.checks.push_back(check_from_json(j.at("checks")[i], w + ": checks[" + std::to_string(i) + "]"));
-  }
-  for (const char* key : {"rows", "tables"})
-    if (j.contains(key) && !j.at(key).is_array()) fail(w, ": field '", key, "' must be an array");
-  if (j.contains("rows"))
-    for (size_t i = 0; i < j.at("rows").size(); ++i)
-      r.rows.push_back(row_from_json(j.at("rows")[i], w + ": rows[" + std::to_string(i) + "]"));
-  if (j.contains("tables"))
-    for (size_t i = 0; i < j.at("tables").size(); ++i)
-      r.tables.push_back(table_from_json(j.at("tables")[i], w + ": tables[" + std::to_string(i) + "]"));
+  if (const json* d = f.optional("details")) r.details = *d;
+  read_list(f, "checks", w, r.checks, check_from_json);
+  read_list(f, "rows", w, r.rows, row_from_json);
+  read_list(f, "tables", w, r.tables, table_from_json);
   if (v1)
     if (auto it = legacy_readers().find(r.gate); it != legacy_readers().end()) {
       try {

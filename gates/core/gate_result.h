@@ -55,6 +55,11 @@ struct GateResult {
   const Row* headline() const;
 };
 
+// A FAIL no waiver excuses: a crash, a hang, NaN, unreadable output, nothing compared.
+Check hard_failure(std::string name, std::string reason, std::string command = {});
+// Turns `c` into such a failure, keeping its name, command and metrics.
+void fail_hard(Check& c, std::string reason);
+
 nlohmann::json to_json(const Check& c);
 Check check_from_json(const nlohmann::json& j, const std::string& where);
 nlohmann::json to_json(const GateResult& r);

@@ -8,14 +8,12 @@ namespace pfx::gates {
 
 using nlohmann::json;
 
-
 GateResult run_greedy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
   const int n = static_cast<int>(ctx.profile.integer("greedy", "tokens", 32));
   std::string backend = ctx.profile.string("greedy", "backend", "auto");
   std::string path = ctx.profile.string("greedy", "path", "fast");
-  for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    if (auto miss = missing_capability(*b, "subcommands", "greedy")) return skip_gate(r, *miss, ctx.deadline.elapsed());
+  if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{contract::capability::kSubcommands, "greedy"}})) return r;
   const auto cases = parse_cases(ctx.profile, "greedy", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   const auto cand = ctx.engine(ctx.candidate);
   const auto base = ctx.engine(ctx.baseline);
@@ -61,20 +59,14 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name + " (" + backend_note + ")");
     Check c;
     c.name = cs.name;
-    const auto model = ctx.models.resolve(cs.model, ctx.deadline.remaining());
-    if (!model.ok) {
-      c.status = model.unavailable ? Status::Skipped : Status::Fail;
-      c.waivable = false;
-      c.reason = model.error;
-      r.checks.push_back(c);
-      continue;
-    }
-    const auto gb = base.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    const auto model = ctx.model_or_check(r, cs.name, cs.model);
+    if (!model) continue;
+    const auto gb = base.greedy(*model, cs.input, n, backend, path, ctx.deadline.remaining());
     if (!gb.ok()) {
       r.checks.push_back(failed_call_check(cs.name, gb, "baseline greedy"));
       continue;
     }
-    const auto gc = cand.greedy(model.path, cs.input, n, backend, path, ctx.deadline.remaining());
+    const auto gc = cand.greedy(*model, cs.input, n, backend, path, ctx.deadline.remaining());
     if (!gc.ok()) {
       r.checks.push_back(failed_call_check(cs.name, gc, "candidate greedy"));
       continue;
@@ -85,9 +77,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       ib = gb.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
       ic = gc.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
     } catch (const json::exception& e) {
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = std::string("greedy --json output lacks generated_ids: ") + e.what();
+      fail_hard(c, std::string("greedy --json output lacks generated_ids: ") + e.what());
       r.checks.push_back(c);
       continue;
     }
@@ -98,6 +88,7 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     if (row.contains("first_divergence") && first_divergence.empty())
       first_divergence = cs.name + " at token " + std::to_string(row["first_divergence"].get<size_t>());
     c.metrics = row;
+    c.metrics["duration_s"] = gb.process.wall_s + gc.process.wall_s;
     rows.push_back(row);
     table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),
                            row.contains("first_divergence") ? number_cell(row["first_divergence"].get<double>()) : text_cell("none")},

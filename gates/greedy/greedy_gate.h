@@ -3,7 +3,7 @@
 // result says which). Byte-identical passes; otherwise FAIL showing the first diverging position
 // and both continuations — unless the candidate's gate profile waives it with a reason.
 #pragma once
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 
 namespace pfx::gates {
 GateResult run_greedy_gate(const GateContext& ctx);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/compare.h"
+
 namespace pfx::gates {
 
 using nlohmann::json;
@@ -37,8 +39,8 @@ bool judge_greedy_case(Check& c, json& row) {
     c.status = Status::Pass;
     c.reason = "byte-identical: " + std::to_string(ic.size()) + " tokens";
   } else {
-    size_t k = 0;
-    while (k < ib.size() && k < ic.size() && ib[k] == ic[k]) ++k;
+    const int64_t first = pfx::first_divergence(ib, ic);
+    const size_t k = first < 0 ? ib.size() : static_cast<size_t>(first);  // identical ids: the text differs
     c.status = Status::Fail;
     if (k == ib.size() && k == ic.size()) {
       c.reason = "same token ids but different text (detokenization changed)";

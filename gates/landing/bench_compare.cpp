@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/rank_test.h"
+#include "stats/rank_test.h"
 #include "util/error.h"
 
 namespace pfx::gates {

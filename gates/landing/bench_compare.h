@@ -1,6 +1,6 @@
 // `landing compare A.json B.json`: two bench results side by side, as llama.cpp's
 // compare-llama-bench.py lays them out (model, test, t/s of each, speedup), plus whether the
-// difference is significant: a two-sided Mann-Whitney U test (core/rank_test.h) on the
+// difference is significant: a two-sided Mann-Whitney U test (stats/rank_test.h) on the
 // per-repetition t/s. Reads `prefill bench --json`, `prefill bench -o json|jsonl` and llama-bench's
 // `-o json|jsonl`, so ours and llama.cpp's can be compared too.
 #pragma once

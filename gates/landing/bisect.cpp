@@ -8,8 +8,8 @@
 #include <regex>
 #include <sstream>
 
-#include "core/git.h"
-#include "core/process.h"
+#include "run/git.h"
+#include "util/process.h"
 #include "core/progress.h"
 #include "report/landing_record.h"
 #include "util/error.h"

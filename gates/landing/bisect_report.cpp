@@ -1,7 +1,7 @@
 // The bisect report, OUT/bisect.md and OUT/bisect.json (see bisect.h).
 #include <sstream>
 
-#include "core/git.h"
+#include "run/git.h"
 #include "landing/bisect.h"
 
 namespace pfx::gates {

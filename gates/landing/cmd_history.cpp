@@ -5,7 +5,7 @@
 #include "report/index_html.h"
 #include "report/landing_record.h"
 
-#include "core/git.h"
+#include "run/git.h"
 #include "core/status.h"
 #include "landing/commands.h"
 #include "landing/landing_cli.h"

@@ -15,6 +15,20 @@ void require_revisions(const cli::po::variables_map& vm) {
   if (!vm.count("baseline") || !vm.count("candidate")) throw cli::UsageError("--baseline and --candidate are required");
 }
 
+// The options run and gate share, in their --help order: the revisions (gate: or builds made
+// elsewhere, and the suite's GPU-host share), the folder results go to, where to build, the
+// harness, --quiet.
+void add_landing_options(cli::po::options_description& opts, RunOptions& run, bool prebuilt, const char* results_folder) {
+  cli::add_revision_options(opts, run);
+  if (prebuilt) cli::add_prebuilt_options(opts, run);
+  cli::add_reports_option(opts, run, results_folder);
+  cli::add_repo_option(opts, run);
+  cli::add_cache_options(opts, run);
+  if (prebuilt) cli::add_suite_share_option(opts, run);  // gate only: the GPU host's share of the suite
+  cli::add_harness_options(opts, run);
+  cli::add_quiet_option(opts, run);
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -26,12 +40,7 @@ int cmd_run(int argc, char** argv) {
       "Progress on stderr; the report folder and the verdict on stdout."};
   RunOptions run;
   auto opts = cli::command_options("run options");
-  cli::add_revision_options(opts, run);
-  cli::add_reports_option(opts, run, "reports folder, the ledger (default <repo>/reports)");
-  cli::add_repo_option(opts, run);
-  cli::add_cache_options(opts, run);
-  cli::add_harness_options(opts, run);
-  cli::add_quiet_option(opts, run);
+  add_landing_options(opts, run, false, "reports folder, the ledger (default <repo>/reports)");
   const auto vm = cli::parse_command(help, opts, argc, argv, false);
   if (!vm) return kExitPass;
   require_revisions(*vm);
@@ -51,14 +60,7 @@ int cmd_gate(int argc, char** argv) {
       "the commits the binaries report; the gate profile is read as a plain file."};
   RunOptions run;
   auto opts = cli::command_options("gate options");
-  cli::add_revision_options(opts, run);
-  cli::add_prebuilt_options(opts, run);
-  cli::add_reports_option(opts, run, "results folder (default .landing/results/<candidate id>)");
-  cli::add_repo_option(opts, run);
-  cli::add_cache_options(opts, run);
-  cli::add_suite_share_option(opts, run);
-  cli::add_harness_options(opts, run);
-  cli::add_quiet_option(opts, run);
+  add_landing_options(opts, run, true, "results folder (default .landing/results/<candidate id>)");
   const auto vm = cli::parse_command(help, opts, argc, argv, true);
   if (!vm) return kExitPass;
   run.argv.assign(argv, argv + argc);  // for the hand-over to the pinned harness

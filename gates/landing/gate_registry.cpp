@@ -35,12 +35,7 @@ GateResult run_gate(const std::string& name, const GateContext& ctx, const std::
     if (name == "ab") return run_ab_gate(ctx);
   } catch (const std::exception& e) {
     GateResult r = ctx.start();
-    Check c;
-    c.name = name;
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = std::string("the gate could not run: ") + e.what();
-    r.checks.push_back(c);
+    r.checks.push_back(hard_failure(name, std::string("the gate could not run: ") + e.what()));
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }

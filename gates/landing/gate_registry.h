@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 
 namespace pfx::gates {
 

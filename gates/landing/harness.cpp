@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "core/process.h"
+#include "util/process.h"
 #include "core/sha256.h"
 #include "cli/version.h"
 #include "util/error.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/build_cache.h"
+#include "run/build_cache.h"
 
 namespace pfx::gates {
 

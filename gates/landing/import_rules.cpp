@@ -4,8 +4,8 @@
 #include <set>
 
 #include "ab/ab_judge.h"
-#include "core/gate_context.h"
-#include "core/logits_limits.h"
+#include "run/gate_context.h"
+#include "logits/logits_limits.h"
 #include "greedy/greedy_judge.h"
 #include "parity/parity_plan.h"
 #include "suite/suite_judge.h"

@@ -8,8 +8,8 @@
 #include "cli/version.h"
 #include "contract/exit_codes.h"
 #include "core/gate_profile.h"
-#include "core/git.h"
 #include "landing/harness.h"
+#include "run/git.h"
 
 namespace pfx::gates::cli {
 
@@ -146,7 +146,7 @@ int print_version(bool json) {
                       {"commit", PFX_GIT_COMMIT},
                       {"dirty", PFX_GIT_DIRTY},
                       {"capabilities",
-                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "trace"}},
+                       {{"subcommands", {"run", "gate", "import", "report", "checklist", "bisect", "compare", "history", "trace"}},
                         {"gates", known_gates()}, {"judging", kLandingCapabilities}}}};
   std::cout << j.dump() << "\n";
   return contract::kExitOk;

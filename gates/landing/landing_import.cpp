@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "core/ids.h"
 #include "core/progress.h"
 #include "landing/gate_lines.h"

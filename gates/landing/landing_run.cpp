@@ -6,11 +6,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/build_cache.h"
-#include "core/environment.h"
-#include "core/git.h"
+#include "run/build_cache.h"
+#include "host/environment.h"
+#include "run/git.h"
 #include "landing/gate_lines.h"
-#include "core/gpu_monitor.h"
+#include "host/gpu_monitor.h"
 #include "landing/gate_registry.h"
 #include "landing/harness.h"
 #include "report/ledger.h"
@@ -241,13 +241,7 @@ std::vector<GateResult> run_gates(const RunOptions& opt, Prepared& p, const std:
     b.reason = "build failed: " + sides + " (compiler errors below; full log in the build folder)";
     b.evidence = b.reason;
     b.command = p.candidate.ok ? p.baseline.command : p.candidate.command;
-    Check c;
-    c.name = "build";
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = b.reason;
-    c.command = b.command;
-    b.checks.push_back(c);
+    b.checks.push_back(hard_failure("build", b.reason, b.command));
     results.push_back(b);
     return results;
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/build_cache.h"
+#include "run/build_cache.h"
 #include "core/gate_result.h"
 
 namespace pfx::gates {

@@ -3,11 +3,12 @@
 
 #include <optional>
 
-#include "core/format.h"
-#include "core/logits_compare.h"
-#include "core/logits_limits.h"
-#include "core/residual_diff.h"
+#include "contract/prefill_cli.h"
+#include "logits/logits_compare.h"
+#include "logits/logits_limits.h"
+#include "logits/residual_diff.h"
 #include "parity/parity_plan.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -97,6 +98,45 @@ Localisation localise_divergence(const GateContext& ctx, const EngineRunner& eng
   return out;
 }
 
+// "blk.7" where localisation found the first diverging layer.
+std::optional<std::string> first_diverging_layer(const nlohmann::json& localisation) {
+  if (!localisation.contains("first_diverging_layer") || localisation["first_diverging_layer"].is_null()) return std::nullopt;
+  return "blk." + std::to_string(localisation["first_diverging_layer"].get<int>());
+}
+
+Table parity_table(const std::string& fast, const std::string& ref, const std::string& backend) {
+  Table table;
+  table.id = "parity";
+  table.title = "parity: " + fast + " vs " + ref + " path per case (" + backend + ")";
+  table.columns = {{"case", "", {}}};
+  for (const auto& col : comparison_columns()) table.columns.push_back(col);
+  table.columns.push_back({"first diverging layer", "", {}});
+  return table;
+}
+
+// One check's row: the comparison's cells and the first diverging layer, where localised.
+TableRow table_row(const Check& c, const LogitsComparison& cmp) {
+  TableRow tr{{text_cell(c.name)}};
+  for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
+  const auto layer = first_diverging_layer(c.metrics.value("localisation", nlohmann::json::object()));
+  tr.cells.push_back(layer ? text_cell(*layer) : Cell{});
+  tr.check = c.name;
+  return tr;
+}
+
+// A case that cannot run says so in every check it owns (one per GEMM variant).
+void every_run_of(GateResult& r, const ParityPlan& plan, const std::string& case_name, Status st, const std::string& why, bool waivable) {
+  for (const auto& run : plan.runs)
+    if (run.case_name == case_name) {
+      Check c;
+      c.name = run.check;
+      c.status = st;
+      c.waivable = waivable;
+      c.reason = why;
+      r.checks.push_back(c);
+    }
+}
+
 }  // namespace
 
 GateResult run_parity_gate(const GateContext& ctx) {
@@ -112,9 +152,10 @@ GateResult run_parity_gate(const GateContext& ctx) {
                                      {"bound_fraction_of_max_rel_dev", kLayerBoundFractionOfThreshold},
                                      {"max_cases", kMaxLocalisedCases}};
   r.details["paths"] = {fast, ref};
-  for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "logits"}, {"backends", backend},
-                                   {"paths", fast}, {"paths", ref}})
-    if (auto miss = missing_capability(ctx.candidate, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
+  namespace cap = contract::capability;
+  if (ctx.skipped_without(r, {&ctx.candidate},
+                          {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}, {cap::kPaths, fast}, {cap::kPaths, ref}}))
+    return r;
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
   const ParityPlan plan = plan_parity_runs(ctx.profile, case_names(ctx.profile, "parity"), ctx.candidate.version);
   r.details["gemm_variants"] = {{"note", plan.note}, {"missing", plan.missing_variants}};
@@ -134,27 +175,11 @@ GateResult run_parity_gate(const GateContext& ctx) {
   int localise_attempts = 0;
   std::vector<std::string> localised;  // "blk.7 (case)" for the evidence line
   nlohmann::json rows = nlohmann::json::array();
-  Table table;
-  table.id = "parity";
-  table.title = "parity: " + fast + " vs " + ref + " path per case (" + backend + ")";
-  table.columns = {{"case", "", {}}};
-  for (const auto& col : comparison_columns()) table.columns.push_back(col);
-  table.columns.push_back({"first diverging layer", "", {}});
+  Table table = parity_table(fast, ref, backend);
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& cs = cases[i];
     ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + cs.name);
-    // A case that cannot run says so in every check it owns (one per GEMM variant).
-    auto all_runs = [&](Status st, const std::string& why, bool waivable) {
-      for (const auto& run : plan.runs)
-        if (run.case_name == cs.name) {
-          Check c;
-          c.name = run.check;
-          c.status = st;
-          c.waivable = waivable;
-          c.reason = why;
-          r.checks.push_back(c);
-        }
-    };
+    auto all_runs = [&](Status st, const std::string& why, bool waivable) { every_run_of(r, plan, cs.name, st, why, waivable); };
     if (!unavailable.empty()) {
       all_runs(Status::Skipped, unavailable, true);
       continue;
@@ -200,20 +225,17 @@ GateResult run_parity_gate(const GateContext& ctx) {
       std::string err = load_finite_logits(out_fast, la);
       if (err.empty()) err = ref_err;
       if (!err.empty()) {
-        c.status = Status::Fail;
-        c.waivable = false;
-        c.reason = err;
+        fail_hard(c, err);
         r.checks.push_back(c);
         continue;
       }
       const auto cmp = compare_logits(la, lb);
       c.metrics = to_json(cmp);
       if (!run.gemm.empty()) c.metrics["gemm"] = run.gemm;
+      c.metrics["duration_s"] = a.process.wall_s + b.process.wall_s;  // this variant's run and the reference it is judged by
       rows.push_back({{"case", run.check}, {"metrics", c.metrics}});
       if (!cmp.shape_match) {
-        c.status = Status::Fail;
-        c.waivable = false;
-        c.reason = fast_label + " vs " + ref + ": " + cmp.shape_error;
+        fail_hard(c, fast_label + " vs " + ref + ": " + cmp.shape_error);
         r.checks.push_back(c);
         continue;
       }
@@ -239,19 +261,11 @@ GateResult run_parity_gate(const GateContext& ctx) {
                                       " failing cases get it (two more runs each)"}};
         }
         if (!loc.summary.empty()) c.reason += "; " + loc.summary;
-        if (loc.details.contains("first_diverging_layer") && !loc.details["first_diverging_layer"].is_null())
-          localised.push_back("blk." + std::to_string(loc.details["first_diverging_layer"].get<int>()) + " (" + cs.name + ")");
+        if (auto layer = first_diverging_layer(loc.details)) localised.push_back(*layer + " (" + cs.name + ")");
         c.metrics["localisation"] = loc.details;
         rows.back()["metrics"] = c.metrics;
       }
-      TableRow tr{{text_cell(run.check)}};
-      for (const auto& cell : comparison_cells(cmp)) tr.cells.push_back(cell);
-      const auto& layer = c.metrics.value("localisation", nlohmann::json::object());
-      tr.cells.push_back(layer.contains("first_diverging_layer") && !layer["first_diverging_layer"].is_null()
-                             ? text_cell("blk." + std::to_string(layer["first_diverging_layer"].get<int>()))
-                             : Cell{});
-      tr.check = run.check;
-      table.rows.push_back(tr);
+      table.rows.push_back(table_row(c, cmp));
       worst_nmse = std::max(worst_nmse, cmp.nmse);
       min_agree = std::min(min_agree, cmp.top1_agreement);
       r.checks.push_back(c);
@@ -263,7 +277,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
   for (const auto& c : r.checks) passed += c.status == Status::Pass;
   if (worst >= 0)
     r.evidence = "logits " + fast + " vs " + ref + " (" + backend + "): max rel dev " + sci(worst) + " (gate " + sci(max_rel) +
-                 ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + pct(min_agree) + "; " + std::to_string(passed) + "/" +
+                 ", worst " + worst_case + "), NMSE ≤ " + sci(worst_nmse) + ", top-1 ≥ " + percent(min_agree) + "; " + std::to_string(passed) + "/" +
                  std::to_string(r.checks.size()) + " cases within";
   r.evidence += (r.evidence.empty() ? "" : "; ") + plan.note;
   if (!localised.empty()) {

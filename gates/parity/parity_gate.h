@@ -8,7 +8,7 @@
 // threshold, with the per-layer list in its metrics. Localisation only adds information: its own
 // failures become notes and never change the verdict.
 #pragma once
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 
 namespace pfx::gates {
 GateResult run_parity_gate(const GateContext& ctx);

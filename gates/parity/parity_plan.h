@@ -25,7 +25,7 @@ struct ParityPlan {
   std::string note;                           // how the variants were chosen (for the evidence)
 };
 
-// `case_names`: the profile's parity cases in order (core/gate_context.h case_names). Throws
+// `case_names`: the profile's parity cases in order (run/gate_context.h case_names). Throws
 // pfx::Error naming the profile when gemm_variant_cases names a case that does not exist.
 ParityPlan plan_parity_runs(const GateProfile& profile, const std::vector<std::string>& case_names,
                             const nlohmann::json& candidate_version);

@@ -157,12 +157,8 @@ GateResult run_ptxas_gate(const GateContext& ctx) {
       return skip_gate(r, "candidate build has no CUDA (cuda_compiled false in `prefill --version --json`): no kernels to check",
                        ctx.deadline.elapsed());
     }
-    Check c;
-    c.name = "kernel-resources";
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = "candidate build has no " + cand_path.string() + " (the CUDA build must leave it next to prefill)";
-    r.checks.push_back(c);
+    r.checks.push_back(
+        hard_failure("kernel-resources", "candidate build has no " + cand_path.string() + " (the CUDA build must leave it next to prefill)"));
     finish(r, ctx.profile, ctx.deadline.elapsed());
     return r;
   }
@@ -177,12 +173,7 @@ GateResult run_ptxas_gate(const GateContext& ctx) {
     r.details["candidate_file"] = cand_path.string();
     r.details["baseline_file"] = base ? base_path.string() : "";
   } catch (const Error& e) {
-    Check c;
-    c.name = "kernel-resources";
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = e.what();
-    r.checks.push_back(c);
+    r.checks.push_back(hard_failure("kernel-resources", e.what()));
   }
   finish(r, ctx.profile, ctx.deadline.elapsed());
   return r;

@@ -5,7 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "ptxas/kernel_resources.h"
 
 namespace pfx::gates {

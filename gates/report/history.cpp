@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/git.h"
-#include "core/rank_test.h"
+#include "run/git.h"
+#include "stats/rank_test.h"
 #include "report/landing_record.h"
 #include "report/table_columns.h"
 #include "util/error.h"

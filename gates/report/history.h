@@ -1,5 +1,5 @@
 // The ledger over time: every number the landings measured, per metric and per commit, in commit
-// order, with change points (core/change_points.h: a windowed Mann-Whitney U test). One landing
+// order, with change points (stats/change_points.h: a windowed Mann-Whitney U test). One landing
 // measures two commits — its baseline and its candidate — so a commit that was one landing's
 // candidate and the next one's baseline has two measurements, and machine drift between the two
 // windows shows (landing 1 measured 1496b59 at 27,407 tok/s, landing 2 measured it at 26,886).
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/change_points.h"
+#include "stats/change_points.h"
 
 namespace pfx::gates {
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/format.h"
-#include "core/xml.h"
+#include "junit/xml.h"
 #include "report/markdown.h"
 #include "report/table_columns.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 

@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "core/format.h"
-#include "core/xml.h"
+#include "junit/xml.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -12,10 +12,11 @@ namespace {
 
 bool counts_skipped(Status s) { return s == Status::Skipped || s == Status::Inconclusive; }
 
-// A check's own time where its metrics carry one (seconds); the gates time whole gates, so most
-// checks have none and say 0 (the testsuite carries the gate's time).
+// A check's own time (seconds): the runs behind it, where the gate timed them (metrics
+// duration_s; a failed engine call's wall_s); a check judged from the gate's shared evidence has
+// none and says 0 (the testsuite carries the gate's time).
 double check_seconds(const Check& c) {
-  for (const char* key : {"time_s", "seconds", "duration_s"})
+  for (const char* key : {"duration_s", "time_s", "seconds", "wall_s"})
     if (c.metrics.is_object() && c.metrics.contains(key) && c.metrics[key].is_number()) return c.metrics[key].get<double>();
   return 0;
 }

@@ -6,16 +6,16 @@
 #include <sstream>
 #include <system_error>
 
-#include "core/format.h"
-#include "core/git.h"
+#include "core/ids.h"
 #include "report/history.h"
 #include "report/html.h"
 #include "report/index_html.h"
 #include "report/junit_out.h"
 #include "report/markdown.h"
-#include "core/ids.h"
+#include "run/git.h"
 #include "util/error.h"
 #include "util/escape.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 
@@ -193,7 +193,7 @@ std::string render_index_md(const json& idx) {
     const auto& h = e["headline"];
     if (h.is_object())
       o << " · " << markdown_cell(h.value("metric", std::string())) << " " << fixed(h.value("before", 0.0), 1) << " → " << fixed(h.value("after", 0.0), 1)
-        << " (" << signed_pct(h.value("delta_pct", 0.0)) << ")";
+        << " (" << signed_percent(h.value("delta_pct", 0.0)) << ")";
     o << " · " << markdown_cell(e.value("created", "")) << "\n";
     for (const auto& f : e.value("failing", json::array())) o << "  - ❌ " << markdown_cell(f.get<std::string>()) << "\n";
   }

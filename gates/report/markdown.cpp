@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/format.h"
-#include "core/xml.h"
+#include "junit/xml.h"
 #include "report/checklist.h"
 #include "util/escape.h"
+#include "util/text_format.h"
 
 namespace pfx::gates {
 

@@ -52,22 +52,12 @@ GateResult run_suite_gate(const GateContext& ctx) {
   r.details["ctest_exit"] = p.describe();
   r.details["junit"] = junit.string();
   if (p.timed_out || p.signal) {
-    Check c;
-    c.name = "ctest";
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = (p.timed_out ? "hang: ctest " : "crash: ctest ") + p.describe() + " (gate timeout " +
-               std::to_string(static_cast<long>(ctx.deadline.limit())) + " s)";
-    c.command = cmd;
-    r.checks.push_back(c);
+    r.checks.push_back(hard_failure("ctest",
+                                    (p.timed_out ? "hang: ctest " : "crash: ctest ") + p.describe() + " (gate timeout " +
+                                        std::to_string(static_cast<long>(ctx.deadline.limit())) + " s)",
+                                    cmd));
   } else if (!fs::exists(junit)) {
-    Check c;
-    c.name = "ctest";
-    c.status = Status::Fail;
-    c.waivable = false;
-    c.reason = "ctest " + p.describe() + " and wrote no JUnit file: " + p.tail(6);
-    c.command = cmd;
-    r.checks.push_back(c);
+    r.checks.push_back(hard_failure("ctest", "ctest " + p.describe() + " and wrote no JUnit file: " + p.tail(6), cmd));
   } else {
     try {
       r.details["runs"] = nlohmann::json::array(
@@ -76,12 +66,7 @@ GateResult run_suite_gate(const GateContext& ctx) {
       judge_junit(r, read_junit(junit), p.exited ? p.exit_code : -1);
       for (auto& c : r.checks) c.command = cmd + " -R '^" + c.name + "$'";
     } catch (const Error& e) {
-      Check c;
-      c.name = "ctest";
-      c.status = Status::Fail;
-      c.waivable = false;
-      c.reason = e.what();
-      r.checks.push_back(c);
+      r.checks.push_back(hard_failure("ctest", e.what()));
     }
   }
   finish(r, ctx.profile, ctx.deadline.elapsed());

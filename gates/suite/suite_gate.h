@@ -4,8 +4,8 @@
 // INCONCLUSIVE while any test was skipped (the GPU tests on a host without one) until the run of
 // a host that could run them is joined (`landing import`, suite/suite_judge.h).
 #pragma once
-#include "core/gate_context.h"
-#include "suite/junit.h"
+#include "run/gate_context.h"
+#include "junit/junit.h"
 
 namespace pfx::gates {
 

@@ -24,6 +24,9 @@ const char* outcome_text(TestOutcome o) {
 // failed beats passed beats skipped: a test that ran somewhere says more than one that did not.
 int rank(const std::string& outcome) { return outcome == "failed" ? 2 : outcome == "passed" ? 1 : 0; }
 
+// A test's time as ctest's JUnit gave it (seconds; 0 when absent).
+double test_seconds(const json& t) { return t.contains("time_s") && t["time_s"].is_number() ? t["time_s"].get<double>() : 0.0; }
+
 }  // namespace
 
 json suite_tests(const JUnitReport& rep) {
@@ -61,8 +64,10 @@ void judge_suite(GateResult& r) {
   const json tests = r.details.value("tests", json::array());
   const json runs = r.details.value("runs", json::array());
   int passed = 0, failed = 0, skipped = 0;
+  double seconds = 0;  // ctest's own per-test times, summed: the "ctest" check's time
   json failed_names = json::array(), skipped_list = json::array();
   for (const auto& t : tests) {
+    seconds += test_seconds(t);
     const std::string name = t.value("name", std::string("?")), outcome = t.value("outcome", std::string());
     if (outcome == "failed") {
       ++failed;
@@ -70,6 +75,7 @@ void judge_suite(GateResult& r) {
       ch.name = name;
       ch.status = Status::Fail;
       ch.reason = "test failed" + (t.value("message", std::string()).empty() ? std::string() : ": " + t.value("message", std::string()));
+      ch.metrics["duration_s"] = test_seconds(t);
       r.checks.push_back(ch);
       failed_names.push_back(name);
     } else if (outcome == "passed") {
@@ -95,7 +101,7 @@ void judge_suite(GateResult& r) {
   }
   Check all;
   all.name = "ctest";
-  all.metrics = {{"passed", passed}, {"failed", failed}, {"skipped", skipped}};
+  all.metrics = {{"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"duration_s", seconds}};
   const std::string counts = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
                              std::to_string(skipped) + " skipped";
   if (passed + failed == 0) {
@@ -141,7 +147,7 @@ void judge_suite(GateResult& r) {
     const std::string outcome = t.value("outcome", std::string());
     c.outcome = outcome == "failed" ? TestOutcome::Failed : outcome == "passed" ? TestOutcome::Passed : TestOutcome::Skipped;
     c.message = t.value("message", std::string());
-    c.time_s = t.contains("time_s") && t["time_s"].is_number() ? t["time_s"].get<double>() : 0.0;
+    c.time_s = test_seconds(t);
     rep.cases.push_back(c);
   }
   r.rows.clear();

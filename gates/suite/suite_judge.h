@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/gate_result.h"
-#include "suite/junit.h"
+#include "junit/junit.h"
 
 namespace pfx::gates {
 

@@ -2,7 +2,7 @@
 // the table of tests that did not pass (failed first, then skipped, with their messages).
 #pragma once
 #include "core/gate_result.h"
-#include "suite/junit.h"
+#include "junit/junit.h"
 
 namespace pfx::gates {
 

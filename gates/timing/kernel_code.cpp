@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/process.h"
+#include "util/process.h"
 #include "trace/roles.h"
 
 namespace pfx::gates {

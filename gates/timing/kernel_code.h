@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "core/build_cache.h"
+#include "run/build_cache.h"
 #include "trace/trace_model.h"
 
 namespace pfx::gates {

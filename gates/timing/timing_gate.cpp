@@ -2,10 +2,10 @@
 #include "timing/timing_gate.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "contract/prefill_cli.h"
-#include "core/format.h"
 #include "ptxas/kernel_resources.h"
 #include "ptxas/ptxas_gate.h"
 #include "timing/kernel_code.h"
@@ -15,6 +15,7 @@
 #include "timing/timing_report.h"
 #include "trace/diff.h"
 #include "trace/summary.h"
+#include "trace/trace_cli.h"
 #include "trace/trace_json.h"
 #include "util/error.h"
 
@@ -68,18 +69,117 @@ void judge_timing_model(GateResult& r, const std::string& model_name, const std:
   for (auto& c : checks) r.checks.push_back(c);
 }
 
+namespace {
+
+// gates.timing.* as the gate runs them (the judgement's own settings are timing_judge.h's).
+struct RunSettings {
+  std::vector<std::string> models;
+  int prompt = 512, reps = 5, warmup = 1;
+  std::string path, busy_range;
+
+  explicit RunSettings(const GateProfile& p)
+      : models(p.strings("timing", "models")),
+        prompt(static_cast<int>(p.integer("timing", "prompt_tokens", 512))),
+        reps(static_cast<int>(std::max(1L, p.integer("timing", "reps", 5)))),
+        warmup(static_cast<int>(p.integer("timing", "warmup", 1))),
+        path(p.string("timing", "path", "fast")),
+        busy_range(p.string("timing", "busy_range", "prefill")) {
+    if (models.empty() && !p.string("ab", "model", "").empty()) models.push_back(p.string("ab", "model", ""));
+  }
+};
+
+// One traced `prefill bench` of build `b` (`label`: baseline or candidate) under `landing trace`:
+// its summary (and its kernels' names into `code`), or nullopt after adding the check that says
+// why there is none.
+std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::path& landing_exe, const RunSettings& s,
+                                              const std::string& model_name, const fs::path& model, int rep, const Build& b,
+                                              const std::string& label, TraceCode& code, GateResult& r) {
+  ctx.say(model_name + " rep " + std::to_string(rep + 1) + "/" + std::to_string(s.reps) + ": trace " + label);
+  const fs::path out = ctx.work_dir / ("timing-" + model_name + "-" + std::to_string(rep) + "-" + label + ".json");
+  fs::remove(out);
+  ProcessSpec spec;
+  spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", s.busy_range, "--skip", std::to_string(s.warmup), "--quiet", "--"};
+  // The traced command: the same `prefill bench` the engine runner would run.
+  const std::vector<std::string> bench = {b.prefill.string(), "bench", "--model", model.string(), "-p", std::to_string(s.prompt), "-r", "1",
+                                          "--warmup", std::to_string(s.warmup), "--path", s.path, "--json"};
+  spec.argv.insert(spec.argv.end(), bench.begin(), bench.end());
+  spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+  spec.timeout_s = ctx.deadline.remaining();
+  const auto p = run_process(spec);
+  const std::string command = shell_join(spec.argv, spec.env);
+  if (p.timed_out || p.signal || !p.exited || p.exit_code != 0) {
+    const bool no_tracer = p.exited && p.exit_code == pfx::trace::kTraceNoTrace;
+    Check c = hard_failure(model_name,
+                           (no_tracer ? "tracer produced no trace (CUPTI unavailable?): " : label + " traced bench ") + p.describe() +
+                               (p.tail(3).empty() ? "" : ": " + p.tail(3)),
+                           command);
+    if (no_tracer) c.status = Status::Skipped;
+    r.checks.push_back(c);
+    return std::nullopt;
+  }
+  try {
+    const auto trace = pfx::trace::load_trace(out);
+    collect_trace_code(trace, code, label == "candidate");
+    return pfx::trace::summarize(trace, out.string(), {s.busy_range});
+  } catch (const Error& e) {
+    r.checks.push_back(hard_failure(model_name, std::string("trace unreadable: ") + e.what(), command));
+    return std::nullopt;
+  }
+}
+
+// One model: a GPU probe, then `reps` alternating baseline/candidate traces, judged together.
+// True when it was traced to the end (its launched kernels then join `launched`).
+bool time_model(const GateContext& ctx, const fs::path& landing_exe, const RunSettings& s, const TimingSettings& settings,
+                const std::string& model_name, const SassHashes& base_sass, const SassHashes& cand_sass,
+                std::set<std::string>& launched, GateResult& r) {
+  const auto model = ctx.model_or_check(r, model_name, model_name);
+  if (!model) return false;
+  // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
+  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.path, ctx.deadline.remaining());
+  if (!probe.ok()) {
+    r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
+    return false;
+  }
+  const auto role_bytes = weight_bytes(ctx, *model);
+  std::vector<pfx::trace::TraceDiff> diffs;
+  TraceCode code;  // kernel names → mangled names, roles → kernels, from the traces themselves
+  for (int rep = 0; rep < s.reps; ++rep) {
+    const auto base = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.baseline, "baseline", code, r);
+    if (!base) return false;
+    const auto cand = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.candidate, "candidate", code, r);
+    if (!cand) return false;
+    diffs.push_back(pfx::trace::diff_summaries(*base, *cand));
+  }
+  judge_timing_model(r, model_name, diffs, settings, s.prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes);
+  launched.insert(code.candidate_launched.begin(), code.candidate_launched.end());
+  return true;
+}
+
+// Which of the candidate's kernels the traces launched, against both builds' kernel resources.
+void check_coverage(GateResult& r, const GateContext& ctx, const std::set<std::string>& launched, const SassHashes& base_sass,
+                    const SassHashes& cand_sass) {
+  CoverageInput cov;
+  cov.launched = launched;
+  cov.baseline_sass = base_sass;
+  cov.candidate_sass = cand_sass;
+  try {
+    cov.candidate = read_kernel_resources(kernel_resources_path(ctx.candidate)).kernels;
+    cov.resources_known = true;
+    if (fs::exists(kernel_resources_path(ctx.baseline))) cov.baseline = read_kernel_resources(kernel_resources_path(ctx.baseline)).kernels;
+  } catch (const Error& e) {
+    cov.resources_note = e.what();
+  }
+  r.details["coverage"] = kernel_coverage(cov);
+  judge_coverage(r);
+}
+
+}  // namespace
+
 GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) {
   GateResult r = ctx.start();
-  for (const Build* b : {&ctx.candidate, &ctx.baseline})
-    for (const auto& [list, name] : {std::pair<std::string, std::string>{"subcommands", "bench"}, {"backends", "cuda"}})
-      if (auto miss = missing_capability(*b, list, name)) return skip_gate(r, *miss, ctx.deadline.elapsed());
-  auto models = ctx.profile.strings("timing", "models");
-  if (models.empty() && !ctx.profile.string("ab", "model", "").empty()) models.push_back(ctx.profile.string("ab", "model", ""));
-  const int prompt = static_cast<int>(ctx.profile.integer("timing", "prompt_tokens", 512));
-  const int reps = static_cast<int>(std::max(1L, ctx.profile.integer("timing", "reps", 5)));
-  const int warmup = static_cast<int>(ctx.profile.integer("timing", "warmup", 1));
-  const std::string path = ctx.profile.string("timing", "path", "fast");
-  const std::string busy_range = ctx.profile.string("timing", "busy_range", "prefill");
+  namespace cap = contract::capability;
+  if (ctx.skipped_without(r, {&ctx.candidate, &ctx.baseline}, {{cap::kSubcommands, "bench"}, {cap::kBackends, "cuda"}})) return r;
+  const RunSettings s(ctx.profile);
   const TimingSettings settings = timing_settings(ctx.profile);
   fs::create_directories(ctx.work_dir);
   // Which kernels' code changed: each build's SASS hashes (kernel-sass.json beside its kernel
@@ -92,94 +192,9 @@ GateResult run_timing_gate(const GateContext& ctx, const fs::path& landing_exe) 
   }
   std::set<std::string> launched;  // over every model's candidate traces (timing/kernel_coverage.h)
   bool traced_any = false;
-  for (const auto& model_name : models) {
-    Check traced;
-    traced.name = model_name;
-    const auto model = ctx.models.resolve(model_name, ctx.deadline.remaining());
-    if (!model.ok) {
-      traced.status = model.unavailable ? Status::Skipped : Status::Fail;
-      traced.waivable = false;
-      traced.reason = model.error;
-      r.checks.push_back(traced);
-      continue;
-    }
-    // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
-    const auto probe = ctx.engine(ctx.candidate).bench(model.path, {prompt}, 0, 1, 0, path, ctx.deadline.remaining());
-    if (!probe.ok()) {
-      r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
-      continue;
-    }
-    const auto role_bytes = weight_bytes(ctx, model.path);
-    std::vector<pfx::trace::TraceDiff> diffs;
-    TraceCode code;  // kernel names → mangled names, roles → kernels, from the traces themselves
-    bool broke = false;
-    for (int rep = 0; rep < reps && !broke; ++rep) {
-      std::pair<const Build*, std::string> sides[] = {{&ctx.baseline, "baseline"}, {&ctx.candidate, "candidate"}};
-      std::map<std::string, pfx::trace::Summary> sums;
-      for (auto& [b, label] : sides) {
-        ctx.say(model_name + " rep " + std::to_string(rep + 1) + "/" + std::to_string(reps) + ": trace " + label);
-        const fs::path out = ctx.work_dir / ("timing-" + model_name + "-" + std::to_string(rep) + "-" + label + ".json");
-        fs::remove(out);
-        ProcessSpec spec;
-        spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", busy_range, "--skip",
-                     std::to_string(warmup), "--quiet", "--"};
-        // The traced command: the same `prefill bench` the engine runner would run.
-        std::vector<std::string> args = {b->prefill.string(), "bench", "--model", model.path.string(), "-p",
-                                         std::to_string(prompt), "-r", "1", "--warmup", std::to_string(warmup),
-                                         "--path", path, "--json"};
-        spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-        spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
-        spec.timeout_s = ctx.deadline.remaining();
-        const auto p = run_process(spec);
-        Check c;
-        c.name = model_name;
-        c.command = shell_join(spec.argv, spec.env);
-        if (p.timed_out || p.signal || !p.exited || p.exit_code != 0) {
-          const bool no_tracer = p.exited && p.exit_code == 4;
-          c.status = no_tracer ? Status::Skipped : Status::Fail;
-          c.waivable = false;
-          c.reason = (no_tracer ? "tracer produced no trace (CUPTI unavailable?): " : label + " traced bench ") + p.describe() +
-                     (p.tail(3).empty() ? "" : ": " + p.tail(3));
-          r.checks.push_back(c);
-          broke = true;
-          break;
-        }
-        try {
-          const auto trace = pfx::trace::load_trace(out);
-          collect_trace_code(trace, code, label == "candidate");
-          sums[label] = pfx::trace::summarize(trace, out.string(), {busy_range});
-        } catch (const Error& e) {
-          c.status = Status::Fail;
-          c.waivable = false;
-          c.reason = std::string("trace unreadable: ") + e.what();
-          r.checks.push_back(c);
-          broke = true;
-          break;
-        }
-      }
-      if (broke) break;
-      diffs.push_back(pfx::trace::diff_summaries(sums["baseline"], sums["candidate"]));
-    }
-    if (broke) continue;
-    judge_timing_model(r, model_name, diffs, settings, prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes);
-    launched.insert(code.candidate_launched.begin(), code.candidate_launched.end());
-    traced_any = true;
-  }
-  if (traced_any) {
-    CoverageInput cov;
-    cov.launched = launched;
-    cov.baseline_sass = base_sass;
-    cov.candidate_sass = cand_sass;
-    try {
-      cov.candidate = read_kernel_resources(kernel_resources_path(ctx.candidate)).kernels;
-      cov.resources_known = true;
-      if (fs::exists(kernel_resources_path(ctx.baseline))) cov.baseline = read_kernel_resources(kernel_resources_path(ctx.baseline)).kernels;
-    } catch (const Error& e) {
-      cov.resources_note = e.what();
-    }
-    r.details["coverage"] = kernel_coverage(cov);
-    judge_coverage(r);
-  }
+  for (const auto& model_name : s.models)
+    traced_any |= time_model(ctx, landing_exe, s, settings, model_name, base_sass, cand_sass, launched, r);
+  if (traced_any) check_coverage(r, ctx, launched, base_sass, cand_sass);
   r.details["role_budgets"] = settings.role_budgets;
   r.details["alpha"] = settings.alpha;
   r.details["sass"] = {{"baseline", base_sass.origin}, {"candidate", cand_sass.origin}};

@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "timing/timing_judge.h"
 #include "trace/diff.h"
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
-#include "core/format.h"
-#include "core/rank_test.h"
-#include "core/stats.h"
+#include "util/text_format.h"
+#include "stats/rank_test.h"
+#include "stats/stats.h"
 #include "timing/timing_report.h"
 
 namespace pfx::gates {
@@ -28,7 +28,7 @@ std::vector<double> samples(const json& row, const char* key) {
 std::string mover_text(const json& row) {
   std::string s = row["key"].get<std::string>() + " " + grouped(std::llround(row["baseline_ns"].get<double>())) + " → " +
                   grouped(std::llround(row["candidate_ns"].get<double>())) + " ns";
-  if (!row["delta_pct"].is_null()) s += " (" + signed_pct(row["delta_pct"].get<double>()) + ", p=" + sci(row["p_value"].get<double>()) + ")";
+  if (!row["delta_pct"].is_null()) s += " (" + signed_percent(row["delta_pct"].get<double>()) + ", p=" + sci(row["p_value"].get<double>()) + ")";
   return s;
 }
 
@@ -107,19 +107,19 @@ std::vector<Check> judge_timing_evidence(json& m, const TimingSettings& s) {
       const std::string budget = "budget +" + fixed(limit, 1) + "%";
       if (row.value("verdict", std::string()) == "unchanged code") {
         c.status = Status::Pass;
-        c.reason = "role " + role + ": unchanged code (SASS of all its kernels identical), " + signed_pct(dp) + " is noise";
+        c.reason = "role " + role + ": unchanged code (SASS of all its kernels identical), " + signed_percent(dp) + " is noise";
       } else {
         const double lo = row["ci_pct"][0], hi = row["ci_pct"][1];
-        const std::string ci = pct(1 - s.alpha) + " CI " + signed_pct(lo) + ".." + signed_pct(hi);
+        const std::string ci = percent(1 - s.alpha) + " CI " + signed_percent(lo) + ".." + signed_percent(hi);
         if (lo > limit) {
           c.status = Status::Fail;
-          c.reason = "role " + role + " " + signed_pct(dp) + " (" + ci + ") beyond " + budget;
+          c.reason = "role " + role + " " + signed_percent(dp) + " (" + ci + ") beyond " + budget;
         } else if (hi <= limit) {
           c.status = Status::Pass;
-          c.reason = "role " + role + " " + signed_pct(dp) + " (" + ci + ") within " + budget;
+          c.reason = "role " + role + " " + signed_percent(dp) + " (" + ci + ") within " + budget;
         } else {
           c.status = Status::Inconclusive;
-          c.reason = "role " + role + " " + signed_pct(dp) + ": " + ci + " straddles " + budget + " (more reps decide)";
+          c.reason = "role " + role + " " + signed_percent(dp) + ": " + ci + " straddles " + budget + " (more reps decide)";
         }
       }
       out.push_back(c);
@@ -127,7 +127,7 @@ std::vector<Check> judge_timing_evidence(json& m, const TimingSettings& s) {
   }
   out.push_back(traced);
   std::string ev = name + ": GPU time " + grouped(std::llround(ta)) + " → " + grouped(std::llround(tb)) + " ns" +
-                   (ta > 0 ? " (" + signed_pct((tb - ta) / ta * 100) + ")" : "") + "; ";
+                   (ta > 0 ? " (" + signed_percent((tb - ta) / ta * 100) + ")" : "") + "; ";
   if (movers.empty()) {
     ev += "no significant change (α " + fixed(s.alpha, 2) + ", " + std::to_string(m.value("reps", 0)) + " reps)";
   } else {

@@ -5,7 +5,7 @@
 #include <array>
 #include <map>
 
-#include "core/format.h"
+#include "util/text_format.h"
 
 #include "util/error.h"
 
@@ -16,59 +16,8 @@ using pfx::trace::DiffRow;
 
 namespace {
 
+using pfx::trace::kGateDiffKeys;
 using pfx::trace::status_name;
-
-DiffRow::Status status_from(const std::string& s, const std::string& where) {
-  if (auto st = pfx::trace::status_from_name(s)) return *st;
-  fail(where, ": status '", s, "' is not one of changed, same, added, removed");
-}
-
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json diff_row_to_json(const DiffRow& r, bool role) {
-  json j = {{"key", r.key}, {"baseline_ns", r.a_ns}, {"candidate_ns", r.b_ns}, {"delta_ns", r.delta_ns},
-            {"delta_pct", opt(r.delta_percent)}, {"status", status_name(r.status)}, {"noise_pct", r.noise_percent},
-            {"baseline_samples_ns", r.a_samples_ns}, {"candidate_samples_ns", r.b_samples_ns},
-            {"baseline_count", r.a_count}, {"candidate_count", r.b_count}};
-  if (role) {
-    j["baseline_flops"] = r.a_flops;
-    j["candidate_flops"] = r.b_flops;
-    j["baseline_flop_ns"] = r.a_flop_ns;
-    j["candidate_flop_ns"] = r.b_flop_ns;
-    j["baseline_tflops"] = opt(r.a_tflops());
-    j["candidate_tflops"] = opt(r.b_tflops());
-    j["bytes"] = opt(r.bytes);
-    j["baseline_gbps"] = opt(r.a_gbps());
-    j["candidate_gbps"] = opt(r.b_gbps());
-  }
-  return j;
-}
-
-DiffRow diff_row_from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) fail(where, ": expected an object");
-  DiffRow r;
-  try {
-    r.key = j.at("key").get<std::string>();
-    r.a_ns = j.value("baseline_ns", 0.0);
-    r.b_ns = j.value("candidate_ns", 0.0);
-    r.delta_ns = j.value("delta_ns", r.b_ns - r.a_ns);
-    if (j.contains("delta_pct") && !j["delta_pct"].is_null()) r.delta_percent = j["delta_pct"].get<double>();
-    r.status = status_from(j.value("status", std::string("changed")), where);
-    r.noise_percent = j.value("noise_pct", 0.0);
-    r.a_samples_ns = j.value("baseline_samples_ns", std::vector<double>{});
-    r.b_samples_ns = j.value("candidate_samples_ns", std::vector<double>{});
-    r.a_count = j.value("baseline_count", 0.0);
-    r.b_count = j.value("candidate_count", 0.0);
-    r.a_flops = j.value("baseline_flops", 0.0);
-    r.b_flops = j.value("candidate_flops", 0.0);
-    r.a_flop_ns = j.value("baseline_flop_ns", 0.0);
-    r.b_flop_ns = j.value("candidate_flop_ns", 0.0);
-    if (j.contains("bytes") && !j["bytes"].is_null()) r.bytes = j["bytes"].get<double>();
-  } catch (const json::exception& e) {
-    fail(where, ": ", e.what());
-  }
-  return r;
-}
 
 std::string per_what(const TimingModel& m) {
   return m.diff.per_pass ? "per '" + m.diff.busy_range + "' pass" : "totals over each trace";
@@ -190,8 +139,8 @@ std::string role_check_name(const std::string& model, const std::string& role) {
 
 json to_json(const TimingModel& m) {
   json kernels = json::array(), roles = json::array();
-  for (const auto& k : m.diff.kernels) kernels.push_back(diff_row_to_json(k, false));
-  for (const auto& k : m.diff.roles) roles.push_back(diff_row_to_json(k, true));
+  for (const auto& k : m.diff.kernels) kernels.push_back(json(pfx::trace::diff_row_to_json(k, kGateDiffKeys, false)));
+  for (const auto& k : m.diff.roles) roles.push_back(json(pfx::trace::diff_row_to_json(k, kGateDiffKeys, true)));
   return {{"model", m.model}, {"kernels", kernels}, {"roles", roles}, {"baseline_kernel_ns", m.diff.a_kernel_ns},
           {"candidate_kernel_ns", m.diff.b_kernel_ns}, {"baseline_busy_ns", m.diff.a_busy_ns}, {"candidate_busy_ns", m.diff.b_busy_ns},
           {"reps", m.diff.repetitions}, {"prompt_tokens", m.prompt_tokens}, {"per_pass", m.diff.per_pass},
@@ -218,7 +167,7 @@ TimingModel timing_model_from_json(const json& j, const std::string& where) {
     const json rows = j.value(key, json::array());
     if (!rows.is_array()) fail(where, ": field '", key, "' must be an array");
     auto& out = std::string(key) == "kernels" ? m.diff.kernels : m.diff.roles;
-    for (size_t i = 0; i < rows.size(); ++i) out.push_back(diff_row_from_json(rows[i], where + "." + key + "[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < rows.size(); ++i) out.push_back(pfx::trace::diff_row_from_json(rows[i], kGateDiffKeys, where + "." + key + "[" + std::to_string(i) + "]"));
   }
   return m;
 }

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "metrics/sample_stats.h"
-#include "trace/text_format.h"
+#include "util/error.h"
+#include "util/json_read.h"
+#include "util/text_format.h"
 
 namespace pfx::trace {
 namespace {
@@ -195,15 +197,15 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
     out << "times are totals over each whole trace\n";
   }
   for (const std::string& w : d.warnings) out << "warning: " << w << "\n";
-  auto pct = [](double a, double b) -> std::optional<double> {
+  auto change = [](double a, double b) -> std::optional<double> {
     if (a <= 0) return std::nullopt;
     return 100.0 * (b - a) / a;
   };
   out << "kernel time: " << ns_text(d.a_kernel_ns) << " -> " << ns_text(d.b_kernel_ns) << " ns ("
-      << delta_text(d.b_kernel_ns - d.a_kernel_ns) << " ns, " << signed_percent(pct(d.a_kernel_ns, d.b_kernel_ns)) << ")\n";
+      << delta_text(d.b_kernel_ns - d.a_kernel_ns) << " ns, " << signed_percent(change(d.a_kernel_ns, d.b_kernel_ns)) << ")\n";
   if (d.a_busy_ns > 0 || d.b_busy_ns > 0) {
     out << "busy in '" << d.busy_range << "': " << ns_text(d.a_busy_ns) << " -> " << ns_text(d.b_busy_ns) << " ns ("
-        << delta_text(d.b_busy_ns - d.a_busy_ns) << " ns, " << signed_percent(pct(d.a_busy_ns, d.b_busy_ns)) << ")\n";
+        << delta_text(d.b_busy_ns - d.a_busy_ns) << " ns, " << signed_percent(change(d.a_busy_ns, d.b_busy_ns)) << ")\n";
   }
   // Roles also show their FLOP rates (from the ranges' payloads); kernels have none.
   auto table = [&](const char* title, const char* key_header, const std::vector<DiffRow>& rows, std::size_t limit, bool rates) {
@@ -225,39 +227,69 @@ std::string format_diff_text(const TraceDiff& d, std::size_t top) {
     }
     out << t.str();
   };
-  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, 0, true);
+  if (!d.roles.empty()) table("by role (sorted by |delta|)", "role", d.roles, top, true);
   table("by kernel (sorted by |delta|)", "kernel", d.kernels, top, false);
   return out.str();
 }
 
-nlohmann::ordered_json diff_to_json(const TraceDiff& d) {
+nlohmann::ordered_json diff_row_to_json(const DiffRow& r, const DiffRowKeys& k, bool rates) {
   using ojson = nlohmann::ordered_json;
   auto opt = [](const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); };
-  auto rows = [&](const std::vector<DiffRow>& in, bool rates) {
-    ojson out = ojson::array();
-    for (const DiffRow& r : in) {
-      ojson row = {{"key", r.key},
-                   {"status", status_name(r.status)},
-                   {"a_ns", r.a_ns},
-                   {"b_ns", r.b_ns},
-                   {"a_count", r.a_count},
-                   {"b_count", r.b_count},
-                   {"delta_ns", r.delta_ns},
-                   {"delta_percent", opt(r.delta_percent)},
-                   {"a_samples_ns", r.a_samples_ns},
-                   {"b_samples_ns", r.b_samples_ns},
-                   {"noise_percent", r.noise_percent}};
-      if (rates) {
-        row["a_flops"] = r.a_flops;
-        row["b_flops"] = r.b_flops;
-        row["a_tflops"] = opt(r.a_tflops());
-        row["b_tflops"] = opt(r.b_tflops());
-        row["bytes"] = opt(r.bytes);
-        row["a_gbps"] = opt(r.a_gbps());
-        row["b_gbps"] = opt(r.b_gbps());
-      }
-      out.push_back(row);
+  ojson row = {{"key", r.key},          {"status", status_name(r.status)}, {k.a_ns, r.a_ns},
+               {k.b_ns, r.b_ns},        {k.a_count, r.a_count},            {k.b_count, r.b_count},
+               {"delta_ns", r.delta_ns}, {k.delta_percent, opt(r.delta_percent)}, {k.a_samples, r.a_samples_ns},
+               {k.b_samples, r.b_samples_ns}, {k.noise, r.noise_percent}};
+  if (rates) {
+    row[k.a_flops] = r.a_flops;
+    row[k.b_flops] = r.b_flops;
+    row[k.a_flop_ns] = r.a_flop_ns;
+    row[k.b_flop_ns] = r.b_flop_ns;
+    row[k.a_tflops] = opt(r.a_tflops());
+    row[k.b_tflops] = opt(r.b_tflops());
+    row["bytes"] = opt(r.bytes);
+    row[k.a_gbps] = opt(r.a_gbps());
+    row[k.b_gbps] = opt(r.b_gbps());
+  }
+  return row;
+}
+
+DiffRow diff_row_from_json(const nlohmann::json& j, const DiffRowKeys& k, const std::string& where) {
+  const FieldReader f(j, where);
+  DiffRow r;
+  r.key = f.str("key");
+  const std::string status = f.str_or("status", "changed");
+  if (auto s = status_from_name(status)) r.status = *s;
+  else fail(f.path("status"), ": '", status, "' is not one of changed, same, added, removed");
+  auto number = [&](const char* key) { return f.number_or_null(key).value_or(0.0); };
+  auto samples = [&](const char* key) {
+    std::vector<double> out;
+    if (const nlohmann::json* v = f.optional(key)) {
+      if (!v->is_array()) fail(f.path(key), ": expected an array of numbers");
+      for (size_t i = 0; i < v->size(); ++i) out.push_back(json_number((*v)[i], f.path(key) + "[" + std::to_string(i) + "]"));
     }
+    return out;
+  };
+  r.a_ns = number(k.a_ns);
+  r.b_ns = number(k.b_ns);
+  r.delta_ns = f.number_or_null("delta_ns").value_or(r.b_ns - r.a_ns);
+  r.delta_percent = f.number_or_null(k.delta_percent);
+  r.a_count = number(k.a_count);
+  r.b_count = number(k.b_count);
+  r.a_samples_ns = samples(k.a_samples);
+  r.b_samples_ns = samples(k.b_samples);
+  r.noise_percent = number(k.noise);
+  r.a_flops = number(k.a_flops);
+  r.b_flops = number(k.b_flops);
+  r.a_flop_ns = number(k.a_flop_ns);
+  r.b_flop_ns = number(k.b_flop_ns);
+  r.bytes = f.number_or_null("bytes");
+  return r;
+}
+
+nlohmann::ordered_json diff_to_json(const TraceDiff& d) {
+  auto rows = [](const std::vector<DiffRow>& in, bool rates) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const DiffRow& r : in) out.push_back(diff_row_to_json(r, kTraceDiffKeys, rates));
     return out;
   };
   return nlohmann::ordered_json{{"schema", "kerneltrace-diff/1"},

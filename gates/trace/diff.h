@@ -66,6 +66,25 @@ struct TraceDiff {
   std::vector<std::string> warnings;
 };
 
+// The JSON keys of a DiffRow in one vocabulary: `kerneltrace diff --json` says a/b
+// (kTraceDiffKeys), the timing gate's result baseline/candidate (kGateDiffKeys); the mapping is
+// one (diff_row_to_json / diff_row_from_json), the key names two (docs/schemas/kerneltrace.md).
+struct DiffRowKeys {
+  const char *a_ns, *b_ns, *a_count, *b_count, *delta_percent, *a_samples, *b_samples, *noise;
+  const char *a_flops, *b_flops, *a_flop_ns, *b_flop_ns, *a_tflops, *b_tflops, *a_gbps, *b_gbps;
+};
+inline constexpr DiffRowKeys kTraceDiffKeys{"a_ns", "b_ns", "a_count", "b_count", "delta_percent", "a_samples_ns", "b_samples_ns",
+                                            "noise_percent", "a_flops", "b_flops", "a_flop_ns", "b_flop_ns", "a_tflops", "b_tflops",
+                                            "a_gbps", "b_gbps"};
+inline constexpr DiffRowKeys kGateDiffKeys{"baseline_ns", "candidate_ns", "baseline_count", "candidate_count", "delta_pct",
+                                           "baseline_samples_ns", "candidate_samples_ns", "noise_pct", "baseline_flops",
+                                           "candidate_flops", "baseline_flop_ns", "candidate_flop_ns", "baseline_tflops",
+                                           "candidate_tflops", "baseline_gbps", "candidate_gbps"};
+// `rates`: also FLOPs, TFLOP/s, bytes and GB/s (roles).
+nlohmann::ordered_json diff_row_to_json(const DiffRow& row, const DiffRowKeys& keys, bool rates);
+// Throws pfx::Error naming `where` and the field.
+DiffRow diff_row_from_json(const nlohmann::json& j, const DiffRowKeys& keys, const std::string& where);
+
 // "changed", "same", "added", "removed" (the JSON and text forms); nullopt for any other name.
 const char* status_name(DiffRow::Status s);
 std::optional<DiffRow::Status> status_from_name(const std::string& name);
@@ -78,6 +97,7 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b);
 // empty diff.
 TraceDiff combine_repetitions(const std::vector<TraceDiff>& reps);
 
+// `top` limits both tables, roles and kernels, to their first `top` rows by |delta| (0: all).
 std::string format_diff_text(const TraceDiff& diff, std::size_t top = 0);
 nlohmann::ordered_json diff_to_json(const TraceDiff& diff);
 

@@ -1,9 +1,6 @@
 // Starts a program with the injection library loaded, waits, and secures its trace.
 #include "trace/launcher.h"
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +13,7 @@
 #include "trace/journal.h"
 #include "trace/trace_json.h"
 #include "util/error.h"
-
-extern char** environ;
+#include "util/process.h"
 
 #ifndef PFX_TRACE_VERSION
 #define PFX_TRACE_VERSION "unknown"
@@ -79,41 +75,6 @@ std::size_t recover_trace(const std::filesystem::path& journal, const std::files
 
 namespace {
 
-// Ignores SIGINT/SIGQUIT in the launcher while the program runs (as system(3) does): Ctrl-C stops
-// the program, and the launcher lives on to recover its journal.
-class IgnoreInterrupts {
- public:
-  IgnoreInterrupts() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int_);
-    sigaction(SIGQUIT, &ignore, &old_quit_);
-  }
-  ~IgnoreInterrupts() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGQUIT, &old_quit_, nullptr);
-  }
-  IgnoreInterrupts(const IgnoreInterrupts&) = delete;  // restores process-wide state once
-  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_quit_ {};
-};
-
-// This process's environment with `overrides` applied, as "K=V" strings.
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
-  std::vector<std::string> out;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry = *e;
-    std::string key = entry.substr(0, entry.find('='));
-    if (!overrides.count(key)) out.push_back(std::move(entry));
-  }
-  for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
-  return out;
-}
-
 // Traces written by processes the program started ("<stem>.pid<N><ext>"), for when the program
 // itself wrote none (a shell wrapper, say).
 std::vector<std::filesystem::path> child_traces(const std::filesystem::path& trace_path) {
@@ -158,40 +119,24 @@ TraceRunResult run_traced(const TraceRun& run) {
     }
   }
 
-  std::vector<std::string> args = run.command;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings = environment_with(env);
-  std::vector<char*> envp;
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  IgnoreInterrupts ignore;
-  // The program gets default SIGINT/SIGQUIT handling back (ignored dispositions survive exec).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) fail("cannot run ", run.command[0], ": ", std::strerror(rc));
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) fail("waiting for ", run.command[0], " failed: ", std::strerror(errno));
-  }
+  // The program runs in the foreground: it has the terminal and our process group (Ctrl-C stops
+  // it), and we ignore SIGINT/SIGQUIT meanwhile, so the launcher lives on to recover its journal.
+  ProcessSpec spec;
+  spec.argv = run.command;
+  spec.env = env;
+  spec.capture = false;
+  spec.own_process_group = false;
+  spec.ignore_interrupts = true;
+  const ProcessResult p = run_process(spec);
+  if (p.failed_to_start) fail("cannot run ", run.command[0], ": ", p.err);
+  const pid_t pid = p.pid;
 
   TraceRunResult result;
-  if (WIFSIGNALED(status)) {
+  if (p.signal != 0) {
     result.signaled = true;
-    result.exit_status = 128 + WTERMSIG(status);
+    result.exit_status = 128 + p.signal;
   } else {
-    result.exit_status = WEXITSTATUS(status);
+    result.exit_status = p.exit_code;
   }
   result.trace_path = expand_output_path(options.output, static_cast<std::uint32_t>(pid), /*main_process=*/true);
   const fs::path journal = journal_path_for(result.trace_path);
@@ -218,7 +163,7 @@ TraceRunResult run_traced(const TraceRun& run) {
   } else if (!others.empty()) {
     result.message = "the program wrote no trace itself; " + std::to_string(others.size()) +
                      " processes it started did:";
-    for (const fs::path& p : others) result.message += " " + p.string();
+    for (const fs::path& other : others) result.message += " " + other.string();
   } else {
     result.message = "no trace was written to " + result.trace_path.string() +
                      ": the program never initialized CUDA (nor used NVTX, when ranges are recorded), or the "

@@ -8,7 +8,7 @@
 
 #include "trace/json_fields.h"
 #include "trace/roles.h"
-#include "trace/text_format.h"
+#include "util/text_format.h"
 
 namespace pfx::trace {
 
@@ -164,11 +164,18 @@ namespace {
 
 std::string optional_tflops(const std::optional<double>& v) { return v ? fixed(*v, 1) : "-"; }
 
-void add_group_table(std::ostringstream& out, const char* title, const char* key_header,
-                     const std::vector<RangeGroupStats>& groups) {
-  out << title << "\n";
+// A table's title, with "(top N)" where `top` (0: all) leaves rows out.
+std::string titled(const std::string& title, std::size_t rows, std::size_t top) {
+  return title + (top > 0 && rows > top ? " (top " + std::to_string(top) + ")" : "");
+}
+
+void add_group_table(std::ostringstream& out, const char* title, const char* key_header, const std::vector<RangeGroupStats>& groups,
+                     std::size_t top) {
+  out << titled(title, groups.size(), top) << "\n";
   TextTable table({key_header, "ranges", "kernels", "excl ns", "mean ns", "share", "incl ns", "GFLOP", "TFLOP/s"});
+  std::size_t shown = 0;
   for (const RangeGroupStats& g : groups) {
+    if (top > 0 && shown++ >= top) break;
     table.add({g.key, with_commas(g.occurrences), with_commas(g.kernels), with_commas(g.exclusive_ns),
                with_commas(static_cast<std::uint64_t>(g.mean_ns + 0.5)), percent(g.share), with_commas(g.inclusive_ns),
                g.flops > 0 ? fixed(static_cast<double>(g.flops) / 1e9, 2) : "-", optional_tflops(g.tflops)});
@@ -204,10 +211,10 @@ std::string format_summary_text(const Summary& s, std::size_t top) {
   }
   out << "\n";
   if (!s.roles.empty()) {
-    add_group_table(out, "by role (innermost NVTX range without blk.N.)", "role", s.roles);
-    add_group_table(out, "by NVTX range name", "range", s.ranges);
+    add_group_table(out, "by role (innermost NVTX range without blk.N.)", "role", s.roles, top);
+    add_group_table(out, "by NVTX range name", "range", s.ranges, top);
   }
-  out << "by kernel" << (top > 0 && s.kernels.size() > top ? " (top " + std::to_string(top) + ")" : "") << "\n";
+  out << titled("by kernel", s.kernels.size(), top) << "\n";
   TextTable table({"kernel", "count", "total ns", "mean ns", "min ns", "max ns", "share"});
   std::size_t shown = 0;
   for (const KernelStats& k : s.kernels) {

@@ -80,7 +80,8 @@ struct Summary {
 
 Summary summarize(const Trace& trace, const std::string& source, const SummaryOptions& options = {});
 
-// `top` limits the kernel table (0: all rows). Numbers print with thousands separators.
+// `top` limits every ranked table — roles, ranges, kernels — to its first `top` rows (0: all).
+// Numbers print with thousands separators.
 std::string format_summary_text(const Summary& summary, std::size_t top = 0);
 nlohmann::ordered_json summary_to_json(const Summary& summary);
 

@@ -2,19 +2,22 @@
 //   trace [OPTIONS] -- PROGRAM [ARGS...]       run PROGRAM under the CUPTI tracer, write a trace
 //   trace summarize TRACE.json [--json] ...    per kernel / range / role table
 //   trace diff A.json B.json [--json] ...      what changed, sorted by |delta|
+//   trace export TRACE.json --format perfetto|csv   Chrome trace-event JSON or CSV
 //   trace recover JOURNAL [-o TRACE.json]      trace from a journal a crashed program left
-// `trace --help` lists every option.
+//   trace --version [--json]
+// `trace --help` lists every command; `trace COMMAND --help` that command's options.
 #pragma once
+#include "contract/exit_codes.h"
 
 namespace pfx::trace {
 
-// Exit codes of trace_main.
+// Exit codes of trace_main: the project's one table (base/contract/exit_codes.h).
 enum TraceExit : int {
-  kTraceOk = 0,
-  kTraceProgramFailed = 1,  // the traced program exited non-zero or died (a trace may still exist)
-  kTraceUsage = 2,          // bad command line
-  kTraceBadInput = 3,       // a trace/journal is missing or malformed
-  kTraceNoTrace = 4,        // tracing ran but produced no trace, or the tracer is not available
+  kTraceOk = contract::kExitOk,
+  kTraceProgramFailed = contract::kExitFail,  // the traced program exited non-zero or died (a trace may still exist)
+  kTraceNoTrace = contract::kExitUnavailable,  // tracing ran but produced no trace, or the tracer is not available
+  kTraceUsage = contract::kExitUsage,          // bad command line
+  kTraceBadInput = contract::kExitError,       // a trace/journal is missing or malformed
 };
 
 // argv[0] is the name shown in usage ("landing trace", "kerneltrace"); argv[1..] are the

@@ -125,13 +125,11 @@ stage_bench() {
   python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-peer = {"pp512": 10338, "pp2048": 9875, "tg128": 289}
+# No llama.cpp column: a comparison with it is made only in the same run (release_check.sh).
 for path in ("fast", "fused", "generic"):
     j = json.load(open(f"{out}/bench-{path}.json"))
     for r in j["results"]:
-        p = peer.get(r["test"])
-        print(f"{path:8s} {r['test']:7s} {r['mean_tps']:10.1f} ± {r['stddev_tps']:7.1f} tok/s"
-              + (f"   llama.cpp {p}  ({r['mean_tps']/p:.2f}x)" if p else ""))
+        print(f"{path:8s} {r['test']:7s} {r['mean_tps']:10.1f} ± {r['stddev_tps']:7.1f} tok/s")
 PY
 }
 stage_trace() {

@@ -29,8 +29,14 @@ std::vector<uint8_t> random_tensor(Type type, int64_t rows, int64_t cols) {
   std::vector<uint8_t> data(static_cast<size_t>(bytes));
   for (auto& b : data) b = static_cast<uint8_t>(rng()());
   const int64_t n = rows * cols;
-  auto each = [&](auto* blocks, int64_t block_size, auto&& fix) {
-    for (int64_t i = 0; i < n / block_size; ++i) fix(blocks[i]);
+  // Every block's fp16 scale d, then its m (q4_1, q5_1) or dmin (q4_K, q5_K) where it has one.
+  auto scales = [&](auto* blocks, int64_t block_size) {
+    for (int64_t i = 0; i < n / block_size; ++i) {
+      auto& b = blocks[i];
+      b.d = random_scale_bits();
+      if constexpr (requires { b.m; }) b.m = random_scale_bits();
+      if constexpr (requires { b.dmin; }) b.dmin = random_scale_bits();
+    }
   };
   switch (type) {
     case Type::F32: {
@@ -54,34 +60,14 @@ std::vector<uint8_t> random_tensor(Type type, int64_t rows, int64_t cols) {
         if (((h[i] >> 7) & 0xFF) == 0xFF) h[i] &= 0xBFFF;
       break;
     }
-    case Type::Q8_0: each(reinterpret_cast<quant::BlockQ8_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
-    case Type::Q4_0: each(reinterpret_cast<quant::BlockQ4_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
-    case Type::Q5_0: each(reinterpret_cast<quant::BlockQ5_0*>(data.data()), 32, [](auto& b) { b.d = random_scale_bits(); }); break;
-    case Type::Q4_1:
-      each(reinterpret_cast<quant::BlockQ4_1*>(data.data()), 32, [](auto& b) {
-        b.d = random_scale_bits();
-        b.m = random_scale_bits();
-      });
-      break;
-    case Type::Q5_1:
-      each(reinterpret_cast<quant::BlockQ5_1*>(data.data()), 32, [](auto& b) {
-        b.d = random_scale_bits();
-        b.m = random_scale_bits();
-      });
-      break;
-    case Type::Q4_K:
-      each(reinterpret_cast<quant::BlockQ4_K*>(data.data()), 256, [](auto& b) {
-        b.d = random_scale_bits();
-        b.dmin = random_scale_bits();
-      });
-      break;
-    case Type::Q5_K:
-      each(reinterpret_cast<quant::BlockQ5_K*>(data.data()), 256, [](auto& b) {
-        b.d = random_scale_bits();
-        b.dmin = random_scale_bits();
-      });
-      break;
-    case Type::Q6_K: each(reinterpret_cast<quant::BlockQ6_K*>(data.data()), 256, [](auto& b) { b.d = random_scale_bits(); }); break;
+    case Type::Q8_0: scales(reinterpret_cast<quant::BlockQ8_0*>(data.data()), 32); break;
+    case Type::Q4_0: scales(reinterpret_cast<quant::BlockQ4_0*>(data.data()), 32); break;
+    case Type::Q5_0: scales(reinterpret_cast<quant::BlockQ5_0*>(data.data()), 32); break;
+    case Type::Q4_1: scales(reinterpret_cast<quant::BlockQ4_1*>(data.data()), 32); break;
+    case Type::Q5_1: scales(reinterpret_cast<quant::BlockQ5_1*>(data.data()), 32); break;
+    case Type::Q4_K: scales(reinterpret_cast<quant::BlockQ4_K*>(data.data()), 256); break;
+    case Type::Q5_K: scales(reinterpret_cast<quant::BlockQ5_K*>(data.data()), 256); break;
+    case Type::Q6_K: scales(reinterpret_cast<quant::BlockQ6_K*>(data.data()), 256); break;
     default: ADD_FAILURE() << "random_tensor: no generator for " << quant::type_name(type);
   }
   return data;

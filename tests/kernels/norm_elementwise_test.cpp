@@ -63,49 +63,54 @@ TEST(Rmsnorm, GenericAndFastMatchReference) {
 // n values, and pointer offsets of 0 and 1 element (the latter forces the scalar path).
 const std::vector<int64_t> kSizes = {1, 7, 33, 511, 512, 513, 4096 * 7 + 3};
 
-TEST(Elementwise, SiluMulMatchesReference) {
-  PFX_REQUIRE_GPU();
-  Stream stream;
+// body(n, off) for every n of kSizes at both offsets, each under its own SCOPED_TRACE.
+template <class Body>
+void for_each_size_and_offset(Body body) {
   for (int64_t n : kSizes) {
     for (int off : {0, 1}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " offset=" + std::to_string(off));
-      const auto g = random_floats(static_cast<size_t>(n + off), -8.0f, 8.0f);
-      const auto u = random_floats(static_cast<size_t>(n + off), -2.0f, 2.0f);
-      DeviceBuffer<float> dg(g), du(u);
-      DeviceBuffer<uint16_t> a(static_cast<size_t>(n + off));
-      a.poison();
-      silu_mul_f32_to_f16(dg.get() + off, du.get() + off, a.get() + off, n, stream.get());
-      const auto got = a.download();
-      std::vector<double> got_d, ref;
-      for (int64_t i = 0; i < n; ++i) {
-        const double gi = g[static_cast<size_t>(i + off)];
-        ref.push_back(gi / (1.0 + std::exp(-gi)) * u[static_cast<size_t>(i + off)]);
-        got_d.push_back(half_to_float(got[static_cast<size_t>(i + off)]));
-      }
-      // fp16 rounding plus a few fp32 ulps from expf and the divide.
-      EXPECT_TRUE(compare("silu_mul", got_d, ref, [](size_t, double r) { return fp16_ulp(r) + 1e-6 * std::fabs(r); }));
-      if (off) {
-        EXPECT_EQ(got[0], 0xFFFF) << "silu_mul wrote before its output";
-      }
+      body(n, off);
     }
   }
+}
+
+TEST(Elementwise, SiluMulMatchesReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for_each_size_and_offset([&](int64_t n, int off) {
+    const auto g = random_floats(static_cast<size_t>(n + off), -8.0f, 8.0f);
+    const auto u = random_floats(static_cast<size_t>(n + off), -2.0f, 2.0f);
+    DeviceBuffer<float> dg(g), du(u);
+    DeviceBuffer<uint16_t> a(static_cast<size_t>(n + off));
+    a.poison();
+    silu_mul_f32_to_f16(dg.get() + off, du.get() + off, a.get() + off, n, stream.get());
+    const auto got = a.download();
+    std::vector<double> got_d, ref;
+    for (int64_t i = 0; i < n; ++i) {
+      const double gi = g[static_cast<size_t>(i + off)];
+      ref.push_back(gi / (1.0 + std::exp(-gi)) * u[static_cast<size_t>(i + off)]);
+      got_d.push_back(half_to_float(got[static_cast<size_t>(i + off)]));
+    }
+    // fp16 rounding plus a few fp32 ulps from expf and the divide.
+    EXPECT_TRUE(compare("silu_mul", got_d, ref, [](size_t, double r) { return fp16_ulp(r) + 1e-6 * std::fabs(r); }));
+    if (off) {
+      EXPECT_EQ(got[0], 0xFFFF) << "silu_mul wrote before its output";
+    }
+  });
 }
 
 TEST(Elementwise, AddF32IsExact) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for (int64_t n : kSizes) {
-    for (int off : {0, 1}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " offset=" + std::to_string(off));
-      const auto x = random_floats(static_cast<size_t>(n + off), -100.0f, 100.0f);
-      const auto y = random_floats(static_cast<size_t>(n + off), -1.0f, 1.0f);
-      DeviceBuffer<float> dx(x), dy(y);
-      add_f32(dx.get() + off, dy.get() + off, n, stream.get());
-      std::vector<float> want(x);
-      for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i + off)] = x[static_cast<size_t>(i + off)] + y[static_cast<size_t>(i + off)];
-      EXPECT_TRUE(compare_bits("add_f32", dx.download(), want));
-    }
-  }
+  for_each_size_and_offset([&](int64_t n, int off) {
+    const auto x = random_floats(static_cast<size_t>(n + off), -100.0f, 100.0f);
+    const auto y = random_floats(static_cast<size_t>(n + off), -1.0f, 1.0f);
+    DeviceBuffer<float> dx(x), dy(y);
+    add_f32(dx.get() + off, dy.get() + off, n, stream.get());
+    std::vector<float> want(x);
+    for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i + off)] = x[static_cast<size_t>(i + off)] + y[static_cast<size_t>(i + off)];
+    EXPECT_TRUE(compare_bits("add_f32", dx.download(), want));
+  });
 }
 
 // The Q/K/V bias add (qwen2): each row of a strided matrix gets the bias, nothing past n changes.
@@ -130,20 +135,17 @@ TEST(Elementwise, AddBiasF32IsExactPerRow) {
 TEST(Elementwise, F32ToF16IsRoundNearestEven) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for (int64_t n : kSizes) {
-    for (int off : {0, 1}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " offset=" + std::to_string(off));
-      auto x = random_floats(static_cast<size_t>(n + off), -70000.0f, 70000.0f);
-      for (size_t i = 0; i < x.size(); i += 3) x[i] *= 1e-8f;  // subnormal fp16 range too
-      DeviceBuffer<float> dx(x);
-      DeviceBuffer<uint16_t> out(x.size());
-      out.poison();
-      f32_to_f16(dx.get() + off, out.get() + off, n, stream.get());
-      std::vector<uint16_t> want(x.size(), 0xFFFF);
-      for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i + off)] = float_to_half(x[static_cast<size_t>(i + off)]);
-      EXPECT_TRUE(compare_bits("f32_to_f16", out.download(), want));
-    }
-  }
+  for_each_size_and_offset([&](int64_t n, int off) {
+    auto x = random_floats(static_cast<size_t>(n + off), -70000.0f, 70000.0f);
+    for (size_t i = 0; i < x.size(); i += 3) x[i] *= 1e-8f;  // subnormal fp16 range too
+    DeviceBuffer<float> dx(x);
+    DeviceBuffer<uint16_t> out(x.size());
+    out.poison();
+    f32_to_f16(dx.get() + off, out.get() + off, n, stream.get());
+    std::vector<uint16_t> want(x.size(), 0xFFFF);
+    for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i + off)] = float_to_half(x[static_cast<size_t>(i + off)]);
+    EXPECT_TRUE(compare_bits("f32_to_f16", out.download(), want));
+  });
 }
 
 TEST(Argmax, LowestIndexOfMaximumAndNaNRows) {

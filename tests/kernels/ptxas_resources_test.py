@@ -102,8 +102,8 @@ class ShortName(unittest.TestCase):
         self.assertEqual(pr.short_name("pfx::kernels::k_rmsnorm_warp(float const*, int)"), "k_rmsnorm_warp")
         self.assertEqual(pr.short_name("void pfx::kernels::k_attn_flash_prefill<128>(unsigned short const*)"),
                          "k_attn_flash_prefill<128>")
-        self.assertEqual(pr.short_name("void pfx::kern::gemm_dev::(anonymous namespace)::k_gemv_fast<"
-                                       "pfx::kern::gemm_dev::WeightQ8_0, 8>(pfx::kern::gemm_dev::"
+        self.assertEqual(pr.short_name("void pfx::kernels::dev::(anonymous namespace)::k_gemv_fast<"
+                                       "pfx::kernels::dev::WeightQ8_0, 8>(pfx::kernels::dev::"
                                        "(anonymous namespace)::GemvParams)"), "k_gemv_fast<WeightQ8_0, 8>")
 
 

@@ -61,7 +61,7 @@ inline std::optional<PyDump> gguf_py_dump(const std::filesystem::path& gguf, con
   for (const auto& t : j.at("tensors")) {
     PyTensor pt;
     pt.name = t.at("name").get<std::string>();
-    pt.type = t.at("type").get<uint32_t>();
+    pt.type = t.at("type_id").get<uint32_t>();
     pt.shape = t.at("shape").get<std::vector<int64_t>>();
     pt.n_elements = t.at("n_elements").get<int64_t>();
     pt.n_bytes = t.at("n_bytes").get<int64_t>();

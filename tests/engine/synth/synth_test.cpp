@@ -219,7 +219,7 @@ TEST(SynthModel, SyntheticVocabularyWorksWithTheTokenizer) {
 void expect_gguf_py_agrees(const fs::path& model, const fs::path& dump) {
   const char* env = std::getenv("PFX_PYTHON");
   const std::string python = env && *env ? env : "python3";
-  const fs::path script = fs::path(PFX_SOURCE_DIR) / "tests" / "engine" / "synth" / "gguf_py_dump.py";
+  const fs::path script = fs::path(PFX_SOURCE_DIR) / "tests" / "engine" / "gguf" / "gguf_py_dump.py";
   const std::string cmd = python + " '" + script.string() + "' '" + model.string() + "' '" + dump.string() + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0)
       << "the Python gguf package (pip install gguf; llama.cpp's reader) could not read " << model << ": " << cmd;

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "core/gate_profile.h"
 #include "util/error.h"
 #include "util/fixtures.h"

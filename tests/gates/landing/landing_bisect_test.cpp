@@ -10,6 +10,7 @@
 #include "throwaway_repo.h"
 
 namespace fs = std::filesystem;
+using namespace pfx;
 using namespace pfx::gates;
 using nlohmann::json;
 

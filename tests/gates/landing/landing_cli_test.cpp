@@ -9,6 +9,7 @@
 #include "throwaway_repo.h"
 
 namespace fs = std::filesystem;
+using namespace pfx;
 using namespace pfx::gates;
 
 namespace {

@@ -5,11 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/process.h"
-#include "core/rank_test.h"
+#include "stats/rank_test.h"
 #include "landing/bench_compare.h"
+#include "util/process.h"
 
 namespace fs = std::filesystem;
+using namespace pfx;
 using namespace pfx::gates;
 using nlohmann::json;
 

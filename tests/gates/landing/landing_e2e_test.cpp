@@ -11,6 +11,7 @@
 #include "util/fixtures.h"
 
 namespace fs = std::filesystem;
+using namespace pfx;
 using namespace pfx::gates;
 using nlohmann::json;
 

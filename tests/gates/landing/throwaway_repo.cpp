@@ -10,6 +10,7 @@
 #include "util/fixtures.h"
 
 namespace fs = std::filesystem;
+using namespace pfx;
 using namespace pfx::gates;
 
 std::string slurp(const fs::path& p) {

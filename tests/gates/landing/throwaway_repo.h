@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/process.h"
 #include "report/landing_record.h"
+#include "util/process.h"
 
 class ThrowawayRepo {
  public:
@@ -25,17 +25,17 @@ class ThrowawayRepo {
   // Edits the gate profile (landing.yaml) through a callback on its text.
   void edit_profile(const std::string& from, const std::string& to) const;
   std::string commit(const std::string& message) const;  // returns the short SHA
-  pfx::gates::ProcessResult git(const std::vector<std::string>& args) const;
+  pfx::ProcessResult git(const std::vector<std::string>& args) const;
 
   // Runs `landing ARGS...` in the repository (PFX_FIXTURES set; `run` and `gate` get
   // `--harness <this landing>`, the throwaway builds having none); `env` adds variables.
-  pfx::gates::ProcessResult landing(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const;
+  pfx::ProcessResult landing(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const;
   // landing run --baseline B --candidate C --gates landing.yaml
-  pfx::gates::ProcessResult run(const std::string& baseline, const std::string& candidate,
+  pfx::ProcessResult run(const std::string& baseline, const std::string& candidate,
                                 const std::map<std::string, std::string>& env = {}) const;
   // The report folder a `landing run` printed, and its record.
-  static std::filesystem::path report_dir(const pfx::gates::ProcessResult& r);
-  static pfx::gates::LandingRecord record(const pfx::gates::ProcessResult& r);
+  static std::filesystem::path report_dir(const pfx::ProcessResult& r);
+  static pfx::gates::LandingRecord record(const pfx::ProcessResult& r);
 
  private:
   std::filesystem::path dir_;

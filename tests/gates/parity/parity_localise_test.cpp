@@ -1,4 +1,4 @@
-// The parity gate's layer localisation, end to end on a fake `prefill` (fake_prefill.py): a fast
+// The parity gate's layer localisation, end to end on the fake `prefill` (tests/gates/landing/fake/prefill.py): a fast
 // path whose residual parts from the generic one at layer 2 gets "first diverging layer blk.2"
 // in its check and the gate's evidence; passing cases cost no extra runs; an engine without
 // --dump-residual, a failing dump run or a rerun that does not reproduce only add a note, never
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/gate_context.h"
+#include "run/gate_context.h"
 #include "parity/parity_gate.h"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <random>
 #include <unistd.h>
 
-#include "core/change_points.h"
+#include "stats/change_points.h"
 #include "landing/gate_registry.h"
 #include "report/bencher.h"
 #include "report/history.h"

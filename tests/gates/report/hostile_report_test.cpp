@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/process.h"
+#include "util/process.h"
 #include "report/checklist.h"
 #include "report/html.h"
 #include "report/junit_out.h"
@@ -18,6 +18,7 @@
 #include "report/markdown.h"
 #include "sample_record.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

@@ -9,13 +9,14 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "core/process.h"
 #include "landing/gate_registry.h"
 #include "report/history.h"
 #include "report/html.h"
 #include "report/index_html.h"
 #include "sample_record.h"
+#include "util/process.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

@@ -9,13 +9,14 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/process.h"
-#include "core/xml.h"
+#include "util/process.h"
+#include "junit/xml.h"
 #include "landing/gate_registry.h"
 #include "report/junit_out.h"
 #include "report/landing_record.h"
 #include "sample_record.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

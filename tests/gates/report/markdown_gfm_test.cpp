@@ -10,7 +10,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/process.h"
+#include "util/process.h"
 #include "landing/gate_registry.h"
 #include "report/history.h"
 #include "report/index_html.h"
@@ -18,6 +18,7 @@
 #include "report/markdown.h"
 #include "sample_record.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

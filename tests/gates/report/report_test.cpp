@@ -14,7 +14,7 @@
 #include "report/ledger.h"
 #include "report/markdown.h"
 #include "sample_record.h"
-#include "suite/junit.h"
+#include "junit/junit.h"
 #include "util/error.h"
 
 using namespace pfx::gates;
@@ -97,6 +97,28 @@ TEST(JUnitOut, OneTestCasePerCheckReadableBack) {
   EXPECT_TRUE(has(xml, "<failure type=\"FAIL\" message=\""));
   EXPECT_TRUE(has(xml, "<skipped message=\"SKIPPED: "));
   EXPECT_TRUE(has(xml, "<testsuite name=\"parity\" package=\"landing\""));
+}
+
+// Issue 11: a testcase carries its check's own time (the runs behind it, metrics duration_s), the
+// testsuite the gate's; the time survives landing.json.
+TEST(JUnitOut, TestCasesCarryEachCheckTime) {
+  auto r = sample_record();
+  ASSERT_FALSE(r.gates.empty());
+  auto& g = r.gates.front();
+  ASSERT_FALSE(g.checks.empty());
+  g.duration_s = 42.5;
+  g.checks.front().metrics["duration_s"] = 1.25;
+  const auto back = landing_record_from_json(to_json(r), "landing.json");
+  const auto rep = parse_junit(render_junit(back), "junit.xml");
+  bool found = false;
+  for (const auto& c : rep.cases)
+    if (c.suite == g.gate && c.name == g.checks.front().name) {
+      found = true;
+      EXPECT_EQ(c.time_s, 1.25);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(has(render_junit(back), "<testsuite name=\"" + g.gate + "\" package=\"landing\"")) << g.gate;
+  EXPECT_TRUE(has(render_junit(back), "time=\"42.500\"")) << "the gate's time on its testsuite";
 }
 
 TEST(Html, SelfContainedWithCharts) {

@@ -7,10 +7,11 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "core/process.h"
 #include "suite/suite_gate.h"
 #include "util/error.h"
+#include "util/process.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 namespace fs = std::filesystem;
 

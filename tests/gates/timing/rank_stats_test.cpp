@@ -1,10 +1,10 @@
-// The timing gate's statistics (core/rank_test.h's U test, core/stats.h's bootstrap, timing/
+// The timing gate's statistics (stats/rank_test.h's U test, stats/stats.h's bootstrap, timing/
 // timing_judge.h) on hand-made samples whose answers are known: the landing-2 "−26.1%" that was
 // noise, unchanged code, movers by significance, and role budgets judged on the interval's bound.
 #include <gtest/gtest.h>
 
-#include "core/rank_test.h"
-#include "core/stats.h"
+#include "stats/rank_test.h"
+#include "stats/stats.h"
 #include "timing/timing_judge.h"
 
 using namespace pfx::gates;
@@ -12,7 +12,7 @@ using nlohmann::json;
 
 TEST(TimingStats, FiveRepsCanReachAlphaThreeCannot) {
   // Why the schema asks for ≥ 5 repetitions: fully separated samples are the strongest evidence
-  // there is, and at 3 vs 3 even that is p = 0.1 (core/rank_test.h, exact without ties).
+  // there is, and at 3 vs 3 even that is p = 0.1 (stats/rank_test.h, exact without ties).
   EXPECT_NEAR(mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}).p_two_sided, 2.0 / 252, 1e-12);
   EXPECT_NEAR(mann_whitney_u({1, 2, 3}, {4, 5, 6}).p_two_sided, 2.0 / 20, 1e-12);
 }

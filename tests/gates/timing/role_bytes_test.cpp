@@ -5,11 +5,12 @@
 
 #include <filesystem>
 
-#include "core/process.h"
 #include "timing/role_bytes.h"
 #include "util/error.h"
 #include "util/fixtures.h"
+#include "util/process.h"
 
+using namespace pfx;
 using namespace pfx::gates;
 using nlohmann::json;
 

@@ -226,3 +226,69 @@ TEST(TraceCli, ExportPerfettoAndCsv) {
 
 }  // namespace
 }  // namespace pfx::trace
+
+namespace pfx::trace {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Issue 11, one CLI convention: kerneltrace's exit codes are the project's one table
+// (base/contract/exit_codes.h), which its --help prints as prefill's and landing's do.
+TEST(TraceCli, ExitCodesAreTheProjectTable) {
+  EXPECT_EQ(kTraceOk, contract::kExitOk);
+  EXPECT_EQ(kTraceProgramFailed, contract::kExitFail);
+  EXPECT_EQ(kTraceNoTrace, contract::kExitUnavailable);
+  EXPECT_EQ(kTraceUsage, contract::kExitUsage);
+  EXPECT_EQ(kTraceBadInput, contract::kExitError);
+  const CliResult top = run_cli({"--help"});
+  ASSERT_EQ(top.code, 0);
+  for (const char* code : {"0  OK", "1  FAIL", "2  INCOMPLETE", "3  UNAVAILABLE", "4  USAGE", "5  ERROR"})
+    EXPECT_TRUE(has(top.out, code)) << code << "\n" << top.out;
+  EXPECT_TRUE(has(top.out, "--flush-ms")) << "run, the default command, lists its options in the overview";
+  const CliResult bad = run_cli({"summarize", "a.json", "--frobnicate"});
+  EXPECT_EQ(bad.code, 4);
+  EXPECT_TRUE(has(bad.err, "--frobnicate")) << bad.err;
+}
+
+// `kerneltrace COMMAND --help` lists that command's options only, and the exit-code table.
+TEST(TraceCli, EachSubcommandHelpListsOnlyItsOptions) {
+  const CliResult sum = run_cli({"summarize", "--help"});
+  ASSERT_EQ(sum.code, kTraceOk) << sum.err;
+  EXPECT_TRUE(has(sum.out, "usage: kerneltrace summarize TRACE.json")) << sum.out;
+  EXPECT_TRUE(has(sum.out, "--busy-range")) << sum.out;
+  EXPECT_FALSE(has(sum.out, "--format")) << "export's option in summarize's help";
+  EXPECT_FALSE(has(sum.out, "--flush-ms")) << "run's option in summarize's help";
+  EXPECT_TRUE(has(sum.out, "4  USAGE"));
+  const CliResult exp = run_cli({"export", "--help"});
+  ASSERT_EQ(exp.code, kTraceOk) << exp.err;
+  EXPECT_TRUE(has(exp.out, "--format")) << exp.out;
+  EXPECT_FALSE(has(exp.out, "--busy-range")) << exp.out;
+  const CliResult run = run_cli({"run", "--help"});
+  ASSERT_EQ(run.code, kTraceOk) << run.err;
+  EXPECT_TRUE(has(run.out, "--flush-ms")) << run.out;
+  EXPECT_FALSE(has(run.out, "--format")) << run.out;
+  const CliResult rec = run_cli({"recover", "-h"});
+  ASSERT_EQ(rec.code, kTraceOk) << rec.err;
+  EXPECT_TRUE(has(rec.out, "usage: kerneltrace recover JOURNAL")) << rec.out;
+  // Another subcommand's option is an unknown option here.
+  EXPECT_EQ(run_cli({"recover", "x.journal", "--format", "csv"}).code, kTraceUsage);
+}
+
+TEST(TraceCli, VersionPlainAndJson) {
+  const CliResult plain = run_cli({"--version"});
+  ASSERT_EQ(plain.code, kTraceOk);
+  EXPECT_TRUE(has(plain.out, std::string("kerneltrace ") + tool_version())) << plain.out;
+  const CliResult j = run_cli({"--version", "--json"});
+  ASSERT_EQ(j.code, kTraceOk) << j.err;
+  const auto v = nlohmann::json::parse(j.out);
+  EXPECT_EQ(v["name"], "kerneltrace");
+  EXPECT_EQ(v["version"], tool_version());
+  EXPECT_EQ(v["trace_schema"], kTraceSchema);
+  const auto& subs = v["capabilities"]["subcommands"];
+  for (const char* s : {"run", "summarize", "diff", "export", "recover"})
+    EXPECT_NE(std::find(subs.begin(), subs.end(), s), subs.end()) << s;
+  EXPECT_EQ(run_cli({"--version", "--yaml"}).code, kTraceUsage);
+}
+
+}  // namespace
+}  // namespace pfx::trace

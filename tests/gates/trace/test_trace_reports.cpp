@@ -6,9 +6,9 @@
 #include "trace/diff.h"
 #include "trace/roles.h"
 #include "trace/summary.h"
-#include "trace/text_format.h"
 #include "trace/trace_json.h"
 #include "trace_test_util.h"
+#include "util/text_format.h"
 
 namespace pfx::trace {
 namespace {
@@ -128,6 +128,9 @@ TEST(Summary, TextAndJsonForms) {
   std::string top1 = format_summary_text(s, 1);
   EXPECT_NE(top1.find("(top 1)"), std::string::npos);
   EXPECT_EQ(top1.find("k_fill"), std::string::npos);
+  // Issue 11: --top applies to every ranked table, the roles' and ranges' too.
+  EXPECT_NE(top1.find("by role (innermost NVTX range without blk.N.) (top 1)"), std::string::npos) << top1;
+  EXPECT_NE(top1.find("by NVTX range name (top 1)"), std::string::npos) << top1;
 
   nlohmann::json j = summary_to_json(s);
   EXPECT_EQ(j["schema"], "kerneltrace-summary/1");

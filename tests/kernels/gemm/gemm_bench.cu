@@ -4,8 +4,9 @@
 // mat-vec. Not a test: it checks nothing but CUDA errors. CUDA events around each launch, 3
 // warm-up launches, then the median of --reps launches, each on the next of several input sets
 // (weights + activations) whose total exceeds the 50 MB L2, so no launch reads another's data
-// from L2. Prints TFLOP/s per kernel, a per-shape summary against llama.cpp's MMQ (174 TFLOP/s
-// q4_K, 142 q6_K), and a GEMM-only tokens/s estimate for a Q4_K_M 7B prefill.
+// from L2. Prints TFLOP/s per kernel, a per-shape summary against cuBLAS and the generic path, and
+// a GEMM-only tokens/s estimate for a Q4_K_M 7B prefill. It measures no llama.cpp: a comparison with
+// it is made only in the same run (scripts/gpu/release_check.sh, side_by_side.sh).
 //   gemm_bench [--reps N] [--csv FILE] [--quick]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -289,19 +290,16 @@ class Bench {
 
   void print_summary() const {
     std::printf("\n== summary (TFLOP/s): gemm_ws (warp-specialized, repacked weights) and the best staged gemm_fast "
-                "variant vs cuBLAS fp16 and the generic path; llama.cpp MMQ: q4_K 174, q6_K 142\n");
-    std::printf("%-5s %-5s %-6s %-6s %-22s %8s %7s %-36s %8s %8s %8s %7s\n", "type", "T", "N", "K", "gemm_ws", "ws",
-                "ws/cb", "best staged", "staged", "cublas", "generic", "vs_llama");
+                "variant vs cuBLAS fp16 and the generic path\n");
+    std::printf("%-5s %-5s %-6s %-6s %-22s %8s %7s %-36s %8s %8s %8s\n", "type", "T", "N", "K", "gemm_ws", "ws",
+                "ws/cb", "best staged", "staged", "cublas", "generic");
     for (const auto& s : summary_) {
       const double f = 2.0 * s.T * s.N * s.K / 1e6;  // MFLOP; MFLOP / us = TFLOP/s
-      const double llama = s.type == "q6_K" ? 142.0 : s.type == "q4_K" ? 174.0 : 0.0;
       const bool ws = !s.ws_name.empty(), staged = !s.name.empty() && s.us < 1e29;
-      const double best = std::min(ws ? s.us_ws : 1e30, staged ? s.us : 1e30);
-      std::printf("%-5s %-5lld %-6lld %-6lld %-22s %8.1f %6.2fx %-36s %8.1f %8.1f %8.1f %6.2fx\n", s.type.c_str(),
+      std::printf("%-5s %-5lld %-6lld %-6lld %-22s %8.1f %6.2fx %-36s %8.1f %8.1f %8.1f\n", s.type.c_str(),
                   static_cast<long long>(s.T), static_cast<long long>(s.N), static_cast<long long>(s.K),
                   ws ? s.ws_name.c_str() : "-", ws ? f / s.us_ws : 0.0, ws ? s.us_cublas / s.us_ws : 0.0,
-                  staged ? s.name.c_str() : "-", staged ? f / s.us : 0.0, f / s.us_cublas, f / s.us_generic,
-                  llama > 0 ? f / best / llama : 0.0);
+                  staged ? s.name.c_str() : "-", staged ? f / s.us : 0.0, f / s.us_cublas, f / s.us_generic);
     }
     // GEMM-only prefill estimate, Q4_K_M mix: q6_K attn_v and ffn_down in 16 of the 32 layers.
     for (int64_t T : {512, 2048}) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_checks.h"
 #include "gemm_reference.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
@@ -56,25 +57,11 @@ Weights make_weights(uint32_t type, int64_t N, int64_t K, uint64_t seed) {
   return w;
 }
 
+std::string case_label(uint32_t type, const GemmVariantInfo& v, int64_t T) {
+  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T);
+}
 std::string label(uint32_t type, const GemmVariantInfo& v, int64_t T, const char* what) {
-  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T) + " " + what;
-}
-
-// fp16 has no finite value above 65504: a value that rounds to ±inf (|v| >= 65520) compares at that
-// boundary, so an fp16 output of ±inf matches a reference beyond it (the generic path's fp32 -> fp16
-// conversion overflows the same way).
-constexpr double kFp16Overflow = 65520.0;
-std::vector<double> fp16_range(std::vector<double> v) {
-  for (auto& x : v) x = std::clamp(x, -kFp16Overflow, kFp16Overflow);  // NaN stays NaN
-  return v;
-}
-std::vector<double> halves_in_range(const std::vector<uint16_t>& h) { return fp16_range(halves_to_double(h)); }
-
-std::vector<float> random_floats(size_t n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) do x = u(rng); while (std::fabs(x) < 1e-3f);
-  return v;
+  return case_label(type, v, T) + " " + what;
 }
 
 // ---- X = identity: Y[t][n] = w16[n][t] exactly (one product with 1.0, the rest exact zeros) ----
@@ -97,28 +84,8 @@ TEST(GemmFast, WeightsBitExactThroughIdentity) {
       gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
       gemm_fast_variant(static_cast<int>(v), w.view(), x.get(), T, y32.get(), GemmEpilogue::StoreF32, stream.get());
       stream.sync();
-      const std::vector<uint16_t> g16 = y16.download();
-      const std::vector<float> g32 = y32.download();
-      int64_t bad = 0;
-      for (int64_t t = 0; t < T; ++t) {
-        for (int64_t n = 0; n < kSmallN; ++n) {
-          const uint16_t want = w.w16[static_cast<size_t>(n * K + t)];
-          const uint16_t got = g16[static_cast<size_t>(t * kSmallN + n)];
-          const float got32 = g32[static_cast<size_t>(t * kSmallN + n)];
-          const bool both_zero = (want & 0x7FFF) == 0 && (got & 0x7FFF) == 0;
-          const bool ok16 = got == want || both_zero;
-          const bool ok32 = got32 == quant::fp16_to_fp32(want);  // -0 == +0
-          if (!ok16 || !ok32) {
-            if (++bad <= 8)
-              ADD_FAILURE() << label(type, variants[v], T, "identity") << ": w[" << n << "][" << t << "] want 0x"
-                            << std::hex << want << " got fp16 0x" << got << std::dec << " / fp32 " << got32;
-          }
-        }
-      }
-      EXPECT_EQ(bad, 0) << label(type, variants[v], T, "identity");
-      if (bad == 0)
-        std::printf("  %s: all %lld weights bit-identical\n", label(type, variants[v], T, "identity").c_str(),
-                    static_cast<long long>(T * kSmallN));
+      expect_identity_product(label(type, variants[v], T, "identity"), w.w16, K, y16.download(), y32.download(), T,
+                              kSmallN);
     }
   }
 }
@@ -135,29 +102,16 @@ TEST(GemmFast, RandomMatchesCpuReference) {
       const std::vector<uint16_t> xh = random_activations(T * K, rng);
       const Reference ref = reference_gemm(xh, w.w16, T, N, K);
       DeviceBuffer<uint16_t> x(xh);
-      DeviceBuffer<float> y(static_cast<size_t>(T * N));
-      DeviceBuffer<uint16_t> y16(static_cast<size_t>(T * N));
-      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
-      std::vector<double> acc_ref(ref.y.size());
-      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
+      EpilogueCase c(ref, T, N, rng);
       const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
       const auto& variants = gemm_fast_variants(type);
       for (size_t v = 0; v < variants.size(); ++v) {
-      if (!variant_selected(variants[v].name)) continue;
+        if (!variant_selected(variants[v].name)) continue;
         const int vi = static_cast<int>(v);
-        y.poison();
-        gemm_fast_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-        EXPECT_TRUE(compare(label(type, variants[v], T, "StoreF32"), to_double(y.download()), ref.y, tol));
-
-        y.upload(y0);
-        gemm_fast_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
-        EXPECT_TRUE(compare(label(type, variants[v], T, "AccumulateF32"), to_double(y.download()), acc_ref,
-                            [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
-
-        y16.poison();
-        gemm_fast_variant(vi, w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
-        EXPECT_TRUE(compare(label(type, variants[v], T, "StoreF16"), halves_in_range(y16.download()), fp16_range(ref.y),
-                            [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+        c.check(
+            case_label(type, variants[v], T),
+            [&](void* y, GemmEpilogue e) { gemm_fast_variant(vi, w.view(), x.get(), T, y, e, stream.get()); }, tol,
+            F16Compare::kClampOverflow);
       }
     }
   }
@@ -331,24 +285,13 @@ TEST(GemvFast, RandomMatchesCpuReference) {
     for (int64_t T : {1, 2, 5, 8}) {
       const std::vector<uint16_t> xh = random_activations(T * K, rng);
       const Reference ref = reference_gemm(xh, w.w16, T, N, K);
-      DeviceBuffer<uint16_t> x(xh), y16(static_cast<size_t>(T * N));
-      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      DeviceBuffer<uint16_t> x(xh);
+      EpilogueCase c(ref, T, N, rng);
       const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-      const std::string what = std::string(type_name(type)) + " gemv T=" + std::to_string(T);
-      y.poison();
-      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-      EXPECT_TRUE(compare(what + " StoreF32", to_double(y.download()), ref.y, tol));
-      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
-      std::vector<double> acc_ref(ref.y.size());
-      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
-      y.upload(y0);
-      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
-      EXPECT_TRUE(compare(what + " AccumulateF32", to_double(y.download()), acc_ref,
-                          [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
-      y16.poison();
-      gemv_fast(w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
-      EXPECT_TRUE(compare(what + " StoreF16", halves_in_range(y16.download()), fp16_range(ref.y),
-                          [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+      c.check(
+          std::string(type_name(type)) + " gemv T=" + std::to_string(T),
+          [&](void* y, GemmEpilogue e) { gemv_fast(w.view(), x.get(), T, y, e, stream.get()); }, tol,
+          F16Compare::kClampOverflow);
     }
   }
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_checks.h"
 #include "gemm_reference.h"
 #include "kernels/cublas_gemm.h"
 #include "kernels/cuda_check.h"
@@ -93,15 +94,11 @@ Weights make_weights(uint32_t type, int64_t N, int64_t K, uint64_t seed, bool sw
   return w;
 }
 
-std::string label(uint32_t type, const WsVariantInfo& v, int64_t T, const std::string& what) {
-  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T) + " " + what;
+std::string case_label(uint32_t type, const WsVariantInfo& v, int64_t T) {
+  return std::string(type_name(type)) + " " + v.name + " T=" + std::to_string(T);
 }
-
-std::vector<float> random_floats(size_t n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) do x = u(rng); while (std::fabs(x) < 1e-3f);
-  return v;
+std::string label(uint32_t type, const WsVariantInfo& v, int64_t T, const std::string& what) {
+  return case_label(type, v, T) + " " + what;
 }
 
 TEST(GemmWs, RepackIsByteIdenticalToTheHostLayout) {
@@ -153,25 +150,7 @@ TEST(GemmWs, WeightsBitExactThroughIdentity) {
       gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
       gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y32.get(), GemmEpilogue::StoreF32, stream.get());
       stream.sync();
-      const std::vector<uint16_t> g16 = y16.download();
-      const std::vector<float> g32 = y32.download();
-      int64_t bad = 0;
-      for (int64_t t = 0; t < T; ++t)
-        for (int64_t n = 0; n < kRows; ++n) {
-          const uint16_t want = w.w16[static_cast<size_t>(n * K + t)];
-          const uint16_t got = g16[static_cast<size_t>(t * kRows + n)];
-          const float got32 = g32[static_cast<size_t>(t * kRows + n)];
-          const bool both_zero = (want & 0x7FFF) == 0 && (got & 0x7FFF) == 0;
-          if ((got != want && !both_zero) || got32 != quant::fp16_to_fp32(want)) {
-            if (++bad <= 8)
-              ADD_FAILURE() << label(type, vs[v], T, "identity") << ": w[" << n << "][" << t << "] want 0x" << std::hex
-                            << want << " got fp16 0x" << got << std::dec << " / fp32 " << got32;
-          }
-        }
-      EXPECT_EQ(bad, 0) << label(type, vs[v], T, "identity");
-      if (bad == 0)
-        std::printf("  %s: all %lld weights bit-identical\n", label(type, vs[v], T, "identity").c_str(),
-                    static_cast<long long>(T * kRows));
+      expect_identity_product(label(type, vs[v], T, "identity"), w.w16, K, y16.download(), y32.download(), T, kRows);
     }
   }
 }
@@ -186,27 +165,17 @@ TEST(GemmWs, RandomMatchesCpuReference) {
     for (int64_t T : {1, 7, 65, 128, 129, 300, 513}) {
       const std::vector<uint16_t> xh = random_activations(T * K, rng);
       const Reference ref = reference_gemm(xh, w.w16, T, N, K);
-      DeviceBuffer<uint16_t> x(xh), y16(static_cast<size_t>(T * N));
-      DeviceBuffer<float> y(static_cast<size_t>(T * N));
-      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
-      std::vector<double> acc_ref(ref.y.size());
-      for (size_t i = 0; i < acc_ref.size(); ++i) acc_ref[i] = static_cast<double>(y0[i]) + ref.y[i];
+      DeviceBuffer<uint16_t> x(xh);
+      EpilogueCase c(ref, T, N, rng);
       const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
       const auto& vs = gemm_ws_variants(type);
       for (size_t v = 0; v < vs.size(); ++v) {
-      if (!variant_selected(vs[v].name)) continue;
+        if (!variant_selected(vs[v].name)) continue;
         const int vi = static_cast<int>(v);
-        y.poison();
-        gemm_ws_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-        EXPECT_TRUE(compare(label(type, vs[v], T, "StoreF32"), to_double(y.download()), ref.y, tol));
-        y.upload(y0);
-        gemm_ws_variant(vi, w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
-        EXPECT_TRUE(compare(label(type, vs[v], T, "AccumulateF32"), to_double(y.download()), acc_ref,
-                            [&](size_t i, double r) { return tol(i, r) + std::fabs(r) * 0x1p-23; }));
-        y16.poison();
-        gemm_ws_variant(vi, w.view(), x.get(), T, y16.get(), GemmEpilogue::StoreF16, stream.get());
-        EXPECT_TRUE(compare(label(type, vs[v], T, "StoreF16"), halves_to_double(y16.download()), ref.y,
-                            [&](size_t i, double r) { return tol(i, r) + fp16_ulp(r); }));
+        c.check(
+            case_label(type, vs[v], T),
+            [&](void* y, GemmEpilogue e) { gemm_ws_variant(vi, w.view(), x.get(), T, y, e, stream.get()); }, tol,
+            F16Compare::kExact);
       }
     }
   }

@@ -1,11 +1,26 @@
 #!/usr/bin/env python3
-"""A fake `prefill` for landing's end-to-end tests: honours the CLI contract (docs/prefill-cli.md) with
-cheap deterministic arithmetic, and misbehaves on purpose as behaviour.json (next to it) says:
-perturbed fast-path logits, a bias shared by both paths, NaN, a crash, a hang, a greedy
-divergence, a slower bench, no GPU, or an older build lacking a subcommand.
+"""A fake `prefill` for the gates' tests (landing's end-to-end tests, the parity gate's layer
+localisation): honours the CLI contract (docs/prefill-cli.md) with cheap deterministic arithmetic,
+and misbehaves on purpose as behaviour.json (next to it) says:
+
+  perturb_fast        relative perturbation of the fast path's logits (5e-3 fails a 1e-3 gate)
+  shared_bias         a bias both paths share (parity passes, accuracy fails)
+  nan_fast            a NaN in the fast path's logits
+  crash_on, hang_on   SIGSEGV / sleep in that subcommand
+  greedy_diverge_at   the generated ids change from this token on
+  tps, noise          bench throughput and its relative noise
+  cuda                false: no usable GPU (exit 3)
+  subcommands, version, no_json_version   an older build
+  residual_dump       advertise --dump-residual (default true)
+  diverge_from_layer  the fast path's residual stream parts from the generic one at this layer
+  dump_fails          `--dump-residual` runs exit 1
+  flaky               the logits perturbation vanishes when --dump-residual is given
+  gemm_variants       advertise capabilities.gemm_variants (default first); `--gemm` must name one
+  perturb_gemm        {variant: relative perturbation} of the fast path run with --gemm variant
 
 For oracle prompts (fixtures/oracle/*.json, matched by token ids) `logits` returns the oracle's
-own logits, so the accuracy gate can be tested against the real references."""
+own logits, so the accuracy gate can be tested against the real references. Every call appends
+its arguments as one JSON line to calls.log next to it."""
 import json
 import math
 import os
@@ -21,6 +36,7 @@ with open(os.path.join(HERE, "behaviour.json")) as f:
 if os.environ.get("FAKE_PREFILL_CUDA") is not None:  # "this host has a GPU" (1) or not (0), for import tests
     B["cuda"] = os.environ["FAKE_PREFILL_CUDA"] == "1"
 VOCAB = 64
+N_EMBD, N_LAYERS = 8, 4  # the residual dump's shape
 
 
 def die(msg, code):
@@ -94,6 +110,34 @@ def read_npy(path):
     return rows, cols, values
 
 
+def residual(layer, tokens, fast):
+    """The residual stream after `layer`, float32 [tokens, N_EMBD], flattened."""
+    vals = []
+    for p in range(len(tokens)):
+        for e in range(N_EMBD):
+            vals.append((layer + 1) * math.sin(0.3 * (e + 1) + 0.1 * sum(tokens[: p + 1]) + layer))
+    start = B.get("diverge_from_layer", -1)
+    if fast and start >= 0:
+        for k in range(0, len(vals), 3):
+            if layer >= start:  # a real fault, growing as later layers build on it
+                vals[k] += 1e-3 * (layer + 1) * (layer - start + 1)
+            else:  # summation-order noise
+                vals[k] += 2e-7 * (layer + 1)
+    return vals
+
+
+def dump_residuals(dump, toks, fast):
+    if not B.get("residual_dump", True):
+        die("unknown option --dump-residual", 2)
+    if os.path.exists(dump) and (not os.path.isdir(dump) or os.listdir(dump)):
+        die("--dump-residual: %s exists and is not an empty directory" % dump, 2)
+    if B.get("dump_fails"):
+        die("--dump-residual: cannot write %s" % dump, 1)
+    os.makedirs(dump, exist_ok=True)
+    for layer in range(N_LAYERS):
+        write_npy(os.path.join(dump, "blk.%d.pos0.npy" % layer), len(toks), N_EMBD, residual(layer, toks, fast))
+
+
 def oracle_for(tokens):
     d = os.path.join(os.environ.get("PFX_FIXTURES", ""), "oracle")
     if not os.path.isdir(d):
@@ -113,6 +157,9 @@ def logits(o):
     path = o.get("--path", "fast") if backend == "cuda" else "cpu"
     misbehave("logits")
     toks = prompt_tokens(o)
+    dump = o.get("--dump-residual")
+    if dump is not None:
+        dump_residuals(dump, toks, path == "fast")
     found = oracle_for(toks)
     if found:
         rows, cols, vals = read_npy(found[0])
@@ -127,13 +174,22 @@ def logits(o):
     if bias:
         for r in range(rows):
             vals[r * cols] += bias * scale
-    if path == "fast" and B.get("perturb_fast", 0.0):
+    perturb = B.get("perturb_fast", 0.0)
+    gemm = o.get("--gemm")
+    if gemm is not None:
+        if path != "fast" or gemm not in B.get("gemm_variants", []):
+            die("--gemm: %r is not a GEMM variant of this build" % gemm, 4)
+        perturb += B.get("perturb_gemm", {}).get(gemm, 0.0)
+    if path == "fast" and perturb and not (B.get("flaky") and dump is not None):
         for r in range(rows):
-            vals[r * cols + 1] += B["perturb_fast"] * scale
+            vals[r * cols + 1] += perturb * scale
     if path == "fast" and B.get("nan_fast"):
         vals[cols + 2] = float("nan")
     write_npy(o["--out"], rows, cols, vals)
-    print(json.dumps({"tokens": toks, "backend": backend, "path": path, "shape": [rows, cols], "logits_sha256": "fake"}))
+    out = {"tokens": toks, "backend": backend, "path": path, "shape": [rows, cols], "logits_sha256": "fake"}
+    if dump is not None:
+        out["residual_dump"] = dump
+    print(json.dumps(out))
 
 
 def greedy(o):
@@ -191,6 +247,8 @@ def fake_commit():
 
 def main():
     argv = sys.argv[1:]
+    with open(os.path.join(HERE, "calls.log"), "a") as f:
+        f.write(json.dumps(argv) + "\n")
     if argv[:1] == ["--version"]:
         subs = B.get("subcommands", ["info", "tokenize", "logits", "greedy", "synth", "bench"])
         if "--json" not in argv:
@@ -198,9 +256,14 @@ def main():
             return
         if B.get("no_json_version"):
             die("unknown option --json", 2)
+        caps = {"subcommands": subs, "backends": ["cpu", "cuda"], "paths": ["fast", "generic"], "cuda_compiled": True,
+                "kernel_resources": "kernel-resources.json"}
+        if B.get("residual_dump", True):
+            caps["residual_dump"] = "blk.N.posP.npy"
+        if "gemm_variants" in B:
+            caps["gemm_variants"] = B["gemm_variants"]
         print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": fake_commit(), "dirty": False,
-                          "capabilities": {"subcommands": subs, "backends": ["cpu", "cuda"], "paths": ["fast", "generic"],
-                                           "cuda_compiled": True, "kernel_resources": "kernel-resources.json"}}))
+                          "capabilities": caps}))
         return
     if not argv:
         die("usage: prefill <subcommand>", 2)
