@@ -56,8 +56,10 @@ if [[ ! -f $q4km ]]; then
     { log "quantize failed (quantize.log)"; exit 1; }
   rm -f "$f16"
 fi
-grep -E "type +[a-z0-9_]+: +[0-9]+ tensors|model size" "$out/quantize.log" | tee "$out/types.txt"
+# The mix llama-quantize chose, from the quantized file itself (quantize.log's "type" lines describe
+# its f16 input, and are gone when KEEP reuses the file).
 "$prefill" info --model "$q4km" >"$out/info.txt" 2>&1 || { log "prefill info refused the file (info.txt)"; exit 1; }
+sed -n '/^tensor types:/,$p' "$out/info.txt" | tee "$out/types.txt"
 
 log "fast vs generic logits, 64 tokens"
 ids=$(python3 -c "import random; r=random.Random(8); print(','.join(str(r.randrange(128000)) for _ in range(64)))")
@@ -106,3 +108,6 @@ for i in range(1, pairs + 1):
     for t in sorted(set(o) & set(l), key=lambda t: (t[:2], int(t[2:]))):
         print(f"{i:>4} {t:>7} {l[t]:16.1f} {o[t]:11.1f} {o[t] / l[t]:5.2f}x")
 PY
+# The device tool brings back at most 8 files: everything but the summary goes into one archive.
+( cd "$out" && tar czf logs.tar.gz --exclude=logs.tar.gz --exclude=summary.txt --exclude=parity.txt -- * &&
+  find . -maxdepth 1 -type f ! -name logs.tar.gz ! -name summary.txt ! -name parity.txt -delete )
