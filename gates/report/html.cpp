@@ -361,7 +361,7 @@ std::string render_html(const LandingRecord& r) {
     << to_string(r.verdict) << "</span></h1>\n";
   o << "<nav>" << (r.prev.empty() ? std::string("(first)") : "<a href=\"../" + esc(r.prev) + "/landing.html\">← " + esc(r.prev) + "</a>")
     << " · <a href=\"../index.html\">Index</a> (<a href=\"../index.md\">list</a>) · "
-    << (r.next.empty() ? std::string("(latest)") : "<a href=\"../" + esc(r.next) + "/landing.html\">" + esc(r.next) + " →</a>") << "</nav>\n";
+    << (r.next.empty() ? std::string("(newest when written)") : "<a href=\"../" + esc(r.next) + "/landing.html\">" + esc(r.next) + " →</a>") << "</nav>\n";
   o << "<p><strong>Verdict: " << to_string(r.verdict) << "</strong> — " << esc(r.verdict_reason) << "</p>\n";
 
   o << "<h2>1. Verification</h2>\n<table><tr><th>gate</th><th>status</th><th>evidence</th><th>reason</th></tr>\n";

@@ -105,15 +105,12 @@ void Ledger::append(LandingRecord& rec) {
     }
   rec.seq = max_seq + 1;
   rec.prev = last;
+  // A written report is never touched again: the previous one gets no "next" link (its files stay
+  // byte for byte what its own run wrote); newer reports are found through index.md and latest/.
   rec.next.clear();
   write_report_files(dir_ / rec.id, rec);
   idx["reports"].push_back(index_entry(rec));
   write_index(idx);
-  if (!last.empty() && fs::exists(dir_ / last / "landing.json")) {
-    LandingRecord prev = read_landing_record(dir_ / last / "landing.json");
-    prev.next = rec.id;
-    write_report_files(dir_ / last, prev);
-  }
 }
 
 void Ledger::update(const LandingRecord& rec) {

@@ -2,7 +2,8 @@
 // same candidate gets "-2", "-3"...), reports/index.json (machine-readable) and reports/index.md
 // (newest first: sequence, commit, verdict, headline tok/s, one line per failing gate),
 // reports/index.html (the trends over the ledger), reports/latest (a symlink to the newest report),
-// sequence numbers and previous/next links. A lock file serializes concurrent landings on one folder.
+// sequence numbers and a link to the previous report (a written report is never rewritten, so it
+// has no link to the next; the index has the order). A lock file serializes concurrent landings on one folder.
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>

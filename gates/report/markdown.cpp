@@ -140,7 +140,7 @@ std::string render_markdown(const LandingRecord& r, const MarkdownOptions& opts)
   if (!opts.step_summary)
     md << (r.prev.empty() ? std::string("(first)") : "← [" + std::to_string(r.seq - 1) + " · " + r.prev + "](../" + r.prev + "/landing.md)")
        << " · [Index](../index.md) · [Trends](../index.html) · "
-       << (r.next.empty() ? std::string("(latest)") : "[" + std::to_string(r.seq + 1) + " · " + r.next + "](../" + r.next + "/landing.md) →")
+       << (r.next.empty() ? std::string("(newest when written)") : "[" + std::to_string(r.seq + 1) + " · " + r.next + "](../" + r.next + "/landing.md) →")
        << "\n\n";
   md << "**Verdict: " << to_string(r.verdict) << "** — " << r.verdict_reason << "\n\n";
   // Result line, like the seed's: headline numbers first.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -28,6 +29,13 @@ std::string slurp(const fs::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+// Every file below `dir`, relative path -> contents.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  return files;
+}
 }  // namespace
 
 TEST(Markdown, SeedShapedSections) {
@@ -35,7 +43,7 @@ TEST(Markdown, SeedShapedSections) {
   EXPECT_EQ(r.verdict, Verdict::Fail);
   const auto md = render_markdown(r);
   EXPECT_TRUE(has(md, "# 42 · landing f2b9e54aaaaa vs 0c1d2e3f4a5b — FAIL")) << md;
-  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · [Trends](../index.html) · (latest)"));
+  EXPECT_TRUE(has(md, "← [41 · 0c1d2e3f4a5b](../0c1d2e3f4a5b/landing.md) · [Index](../index.md) · [Trends](../index.html) · (newest when written)"));
   EXPECT_TRUE(has(md, "Result: pp512 tok/s 1568.7 → 1777.5 (+13.3%)"));
   EXPECT_TRUE(has(md, "## 4. Verification"));
   EXPECT_LT(md.find("## Before merge"), md.find("## 4. Verification"));
@@ -139,12 +147,14 @@ TEST(Html, SelfContainedWithCharts) {
 TEST(Ledger, NeverOverwritesNumbersAndLinks) {
   const fs::path dir = fs::temp_directory_path() / ("pfx-ledger-" + std::to_string(::getpid()));
   fs::remove_all(dir);
+  std::map<std::string, std::string> first_files;
   {
     Ledger ledger(dir);
     auto a = sample_record();
     a.id = ledger.reserve("abcdef0");
     EXPECT_EQ(a.id, "abcdef0");
     ledger.append(a);
+    first_files = snapshot(dir / "abcdef0");
     auto b = sample_record();
     b.verdict = Verdict::Pass;
     b.id = ledger.reserve("abcdef0");
@@ -156,9 +166,12 @@ TEST(Ledger, NeverOverwritesNumbersAndLinks) {
     EXPECT_EQ(*ledger.find("abcdef0"), "abcdef0");
     EXPECT_EQ(*ledger.latest(), "abcdef0-2");
   }
+  // The first report's files are what its own append wrote: the second append touched none of them.
   const auto first = read_landing_record(dir / "abcdef0" / "landing.json");
-  EXPECT_EQ(first.next, "abcdef0-2");
-  EXPECT_TRUE(has(slurp(dir / "abcdef0" / "landing.md"), "[2 · abcdef0-2](../abcdef0-2/landing.md) →"));
+  EXPECT_TRUE(first.next.empty());
+  EXPECT_EQ(first_files, snapshot(dir / "abcdef0"));
+  EXPECT_TRUE(has(slurp(dir / "abcdef0" / "landing.md"), "(newest when written)"));
+  EXPECT_TRUE(has(slurp(dir / "abcdef0-2" / "landing.md"), "← [1 · abcdef0](../abcdef0/landing.md)"));
   const auto index = slurp(dir / "index.md");
   const auto p2 = index.find("[abcdef0-2]"), p1 = index.find("[abcdef0]");
   ASSERT_NE(p2, std::string::npos);
