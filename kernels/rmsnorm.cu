@@ -19,6 +19,7 @@ struct RmsnormWarpCfg {
   static constexpr int kRowsPerBlock = 8;  // one warp each
   static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
   static constexpr int kVec = 4;  // floats per load, and per lane step of the summation order
+  static constexpr int kLoadsInFlight = 8;  // float4 loads a lane issues before using them (32 registers)
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
 };
 using RmsnormGenericCfg = RmsnormWarpCfg;  // the same rows per block and summation order
@@ -26,6 +27,13 @@ using RmsnormGenericCfg = RmsnormWarpCfg;  // the same rows per block and summat
 namespace {
 __device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
   return 1.0f / sqrtf(sum_sq / static_cast<float>(D) + eps);  // IEEE div and sqrt (no fast-math)
+}
+// Four outputs fp16((x * r) * w), packed as the row's next 8 bytes.
+__device__ __forceinline__ uint2 normed4(float4 v, float4 g, float r) {
+  uint2 o;
+  o.x = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
+  o.y = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
+  return o;
 }
 }  // namespace
 
@@ -57,8 +65,25 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
   const float4* w4 = reinterpret_cast<const float4*>(w);
   uint2* orow = reinterpret_cast<uint2*>(out + static_cast<int64_t>(t) * D);
   const int n4 = D / RmsnormWarpCfg::kVec;
+  constexpr int kBatch = RmsnormWarpCfg::kLoadsInFlight;
+  // Loads of kBatch float4 are issued before their squares are added: at T = 1 (decode) one warp
+  // per row is all the GPU runs, and loads taken one at a time cost an L2 round trip each (9.6 us
+  // per 4096-wide row measured). The FMAs still run in the order above (j = 0, 1, ...).
   float ss = 0.0f;
-  for (int i = lane; i < n4; i += 32) {
+  int i = lane;
+  for (; i + 32 * (kBatch - 1) < n4; i += 32 * kBatch) {
+    float4 v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) v[b] = row[i + 32 * b];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      ss = fmaf(v[b].x, v[b].x, ss);
+      ss = fmaf(v[b].y, v[b].y, ss);
+      ss = fmaf(v[b].z, v[b].z, ss);
+      ss = fmaf(v[b].w, v[b].w, ss);
+    }
+  }
+  for (; i < n4; i += 32) {
     const float4 v = row[i];
     ss = fmaf(v.x, v.x, ss);
     ss = fmaf(v.y, v.y, ss);
@@ -66,14 +91,19 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
     ss = fmaf(v.w, v.w, ss);
   }
   const float r = rms_scale(dev::warp_sum(ss), D, eps);
-  for (int i = lane; i < n4; i += 32) {
-    const float4 v = row[i];  // second read hits L1/L2; keeping D/32 floats per lane would spill at D=4096+
-    const float4 g = w4[i];
-    uint2 o;
-    o.x = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
-    o.y = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
-    orow[i] = o;
+  // Second read hits L1/L2 (keeping D/32 floats per lane would spill at D = 4096+); batched too.
+  i = lane;
+  for (; i + 32 * (kBatch - 1) < n4; i += 32 * kBatch) {
+    float4 v[kBatch], g[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      v[b] = row[i + 32 * b];
+      g[b] = w4[i + 32 * b];
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) orow[i + 32 * b] = normed4(v[b], g[b], r);
   }
+  for (; i < n4; i += 32) orow[i] = normed4(row[i], w4[i], r);
 }
 PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_warp", RmsnormWarpCfg::kThreads, 0);
 
