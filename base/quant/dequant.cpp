@@ -10,6 +10,7 @@
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/row_access.h"
 #include "util/error.h"
 
 namespace pfx::quant {
@@ -172,18 +173,10 @@ void dequant_q8_k(const BlockQ8_K* x, float* y, int64_t nb) {
 }  // namespace
 
 void dequantize_row(Type type, const void* src, float* dst, int64_t n) {
-  const TypeTraits& tr = traits(type);
-  if (!tr.can_dequantize) fail("dequantize: tensor type ", tr.name, " is not supported (no reference dequantizer)");
-  if (n < 0 || n % tr.block_size != 0) {
-    fail("dequantize: ", n, " elements is not a multiple of the ", tr.name, " block size ", tr.block_size);
-  }
-  // The block structs and f16/f32 elements are read through typed pointers below; a source that
-  // is not aligned for them (a caller's byte buffer at an odd offset) is first copied to an
-  // aligned buffer, so no load is ever misaligned (undefined behaviour, and a fault on some CPUs).
-  if (reinterpret_cast<uintptr_t>(src) % static_cast<uintptr_t>(element_alignment(type)) != 0) {
-    const size_t bytes = static_cast<size_t>(row_bytes(type, n));
-    std::vector<uint64_t> aligned((bytes + 7) / 8);
-    std::memcpy(aligned.data(), src, bytes);
+  const TypeTraits& tr = row_traits(type, n, "dequantize", &TypeTraits::can_dequantize, "reference dequantizer");
+  if (is_misaligned(type, src)) {  // read from an aligned copy (quant/row_access.h)
+    std::vector<uint64_t> aligned = aligned_row_buffer(type, n);
+    std::memcpy(aligned.data(), src, static_cast<size_t>(row_bytes(type, n)));
     return dequantize_row(type, aligned.data(), dst, n);
   }
   const int64_t nb = n / tr.block_size;

@@ -15,6 +15,7 @@
 #include "quant/blocks.h"
 #include "quant/dequant.h"
 #include "quant/fp16.h"
+#include "quant/row_access.h"
 #include "util/error.h"
 
 namespace pfx::quant {
@@ -395,18 +396,11 @@ void quant_q6_k(const float* x, BlockQ6_K* y, int64_t nb) {
 }  // namespace
 
 void quantize_row(Type type, const float* src, void* dst, int64_t n) {
-  const TypeTraits& tr = traits(type);
-  if (!tr.can_quantize) fail("quantize: tensor type ", tr.name, " is not supported (no quantizer)");
-  if (n < 0 || n % tr.block_size != 0) {
-    fail("quantize: ", n, " elements is not a multiple of the ", tr.name, " block size ", tr.block_size);
-  }
-  // Blocks are stored through typed pointers: a destination not aligned for them is written via
-  // an aligned buffer (see dequantize_row).
-  if (reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(element_alignment(type)) != 0) {
-    const size_t bytes = static_cast<size_t>(row_bytes(type, n));
-    std::vector<uint64_t> aligned((bytes + 7) / 8);
+  const TypeTraits& tr = row_traits(type, n, "quantize", &TypeTraits::can_quantize, "quantizer");
+  if (is_misaligned(type, dst)) {  // written via an aligned buffer (quant/row_access.h)
+    std::vector<uint64_t> aligned = aligned_row_buffer(type, n);
     quantize_row(type, src, aligned.data(), n);
-    std::memcpy(dst, aligned.data(), bytes);
+    std::memcpy(dst, aligned.data(), static_cast<size_t>(row_bytes(type, n)));
     return;
   }
   const int64_t nb = n / tr.block_size;

@@ -3,11 +3,13 @@
 // reader of the tracer's traces and journals and of the gates' results and figures.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 namespace pfx {
 
@@ -58,7 +60,27 @@ class FieldReader {
     return v ? json_bool(*v, path(key)) : dflt;
   }
 
+  // A record's fields and the members they go to, each read as its member's type says (a
+  // uint32_t member through json_u32, ...), so a record's reader is its one list of fields:
+  //   f.read({{"name", &k.name}, {"device", &k.device}});         // required, read in this order
+  //   f.read_present({{"note", &row.note}});                       // absent or null: left as it is
+  using Member = std::variant<std::string*, bool*, std::int32_t*, std::uint32_t*, std::uint64_t*>;
+  using Fields = std::initializer_list<std::pair<std::string_view, Member>>;
+  void read(Fields fields) const {
+    for (const auto& [key, member] : fields) std::visit([&](auto* m) { *m = as(field(key), key, m); }, member);
+  }
+  void read_present(Fields fields) const {
+    for (const auto& [key, member] : fields)
+      if (const JsonValue* v = optional(key)) std::visit([&](auto* m) { *m = as(*v, key, m); }, member);
+  }
+
  private:
+  std::string as(const JsonValue& v, std::string_view key, const std::string*) const { return json_string(v, path(key)); }
+  bool as(const JsonValue& v, std::string_view key, const bool*) const { return json_bool(v, path(key)); }
+  std::int32_t as(const JsonValue& v, std::string_view key, const std::int32_t*) const { return json_i32(v, path(key)); }
+  std::uint32_t as(const JsonValue& v, std::string_view key, const std::uint32_t*) const { return json_u32(v, path(key)); }
+  std::uint64_t as(const JsonValue& v, std::string_view key, const std::uint64_t*) const { return json_u64(v, path(key)); }
+
   const JsonValue& obj_;
   std::string where_;
 };

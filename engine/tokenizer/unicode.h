@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/utf8.h"
+
 namespace pfx::tok {
 
 constexpr char32_t kReplacementChar = 0xFFFD;
@@ -19,8 +21,8 @@ constexpr char32_t kReplacementChar = 0xFFFD;
 // Unicode scalar value.
 std::vector<char32_t> decode_utf8(std::string_view text);
 
-// Appends the UTF-8 encoding of a scalar value.
-void append_utf8(std::string& out, char32_t cp);
+// Appends the UTF-8 encoding of a scalar value (base/util/utf8.h).
+using pfx::append_utf8;
 
 // UTF-8 bytes of the sequence a lead byte starts (1 for ASCII, continuation and invalid bytes, as
 // llama.cpp's unicode_len_utf8, which both tokenizers use to split a word into characters).

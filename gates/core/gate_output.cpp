@@ -182,9 +182,7 @@ json to_json(const Table& t) {
 Row row_from_json(const json& j, const std::string& where) {
   const FieldReader r(j, where);
   Row row;
-  row.metric = r.str_or("metric");
-  row.label = r.str_or("label");
-  row.unit = r.str_or("unit");
+  r.read_present({{"metric", &row.metric}, {"label", &row.label}, {"unit", &row.unit}});
   if (const json* f = r.optional("format")) row.format = format_from_json(*f, r.path("format"));
   row.baseline = cell_from_json(j.value("baseline", json()), r.path("baseline"));
   row.candidate = cell_from_json(j.value("candidate", json()), r.path("candidate"));
@@ -196,8 +194,7 @@ Row row_from_json(const json& j, const std::string& where) {
       fail(r.path("ci_pct"), ": expected [low, high]");
     row.ci_pct = std::array<double, 2>{(*ci)[0].get<double>(), (*ci)[1].get<double>()};
   }
-  row.note = r.str_or("note");
-  row.check = r.str_or("check");
+  r.read_present({{"note", &row.note}, {"check", &row.check}});
   row.verdict = verdict_from(r, "verdict", r.path("verdict"));
   row.headline = r.bool_or("headline", false);
   return row;
@@ -206,10 +203,7 @@ Row row_from_json(const json& j, const std::string& where) {
 Table table_from_json(const json& j, const std::string& where) {
   const FieldReader r(j, where);
   Table t;
-  t.id = r.str_or("id");
-  t.title = r.str_or("title");
-  t.note = r.str_or("note");
-  t.in_markdown = r.bool_or("in_markdown", false);
+  r.read_present({{"id", &t.id}, {"title", &t.title}, {"note", &t.note}, {"in_markdown", &t.in_markdown}});
   const json* cols = r.optional("columns");
   if (!cols || !cols->is_array()) fail(where, ": field 'columns' must be an array");
   for (size_t i = 0; i < cols->size(); ++i) {

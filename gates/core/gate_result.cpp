@@ -7,6 +7,7 @@
 
 #include "core/ids.h"
 #include "util/error.h"
+#include "util/json_array.h"
 #include "util/json_read.h"
 
 namespace pfx::gates {
@@ -63,18 +64,12 @@ Check check_from_json(const json& j, const std::string& where) {
 }
 
 json to_json(const GateResult& r) {
-  json checks = json::array();
-  for (const auto& c : r.checks) checks.push_back(to_json(c));
-  json rows = json::array();
-  for (const auto& row : r.rows) rows.push_back(to_json(row));
-  json tables = json::array();
-  for (const auto& t : r.tables) tables.push_back(to_json(t));
   return {{"schema", kGateResultSchema}, {"gate", r.gate}, {"status", to_string(r.status)},
           {"reason", r.reason}, {"evidence", r.evidence}, {"command", r.command},
           {"required", r.required}, {"needs_gpu", r.needs_gpu}, {"candidate_id", r.candidate_id},
           {"baseline_id", r.baseline_id}, {"started", r.started}, {"duration_s", r.duration_s},
-          {"host", r.host}, {"binding", r.binding}, {"details", r.details}, {"checks", checks}, {"rows", rows},
-          {"tables", tables}};
+          {"host", r.host}, {"binding", r.binding}, {"details", r.details}, {"checks", json_array(r.checks)},
+          {"rows", json_array(r.rows)}, {"tables", json_array(r.tables)}};
 }
 
 // The entries of array field `key` (absent: none), each read by `read` at "<where>: key[i]".

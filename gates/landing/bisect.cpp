@@ -12,6 +12,7 @@
 #include "util/process.h"
 #include "core/progress.h"
 #include "report/landing_record.h"
+#include "util/enum_names.h"
 #include "util/error.h"
 #include "util/unique_name.h"
 
@@ -20,14 +21,10 @@ namespace pfx::gates {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* to_string(StepVerdict v) {
-  switch (v) {
-    case StepVerdict::Good: return "good";
-    case StepVerdict::Bad: return "bad";
-    case StepVerdict::Skip: return "skip";
-  }
-  return "skip";
-}
+constexpr EnumName<StepVerdict> kStepVerdictNames[] = {
+    {StepVerdict::Good, "good"}, {StepVerdict::Bad, "bad"}, {StepVerdict::Skip, "skip"}};
+
+const char* to_string(StepVerdict v) { return name_of(kStepVerdictNames, v, "skip"); }
 
 StepVerdict classify(const GateResult& r, const std::string& metric, std::string& why) {
   if (r.gate == "build") {

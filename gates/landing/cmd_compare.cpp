@@ -11,16 +11,16 @@ namespace pfx::gates {
 int cmd_compare(int argc, char** argv) {
   const cli::CommandHelp help{
       "compare", "landing compare A.json B.json [--json] [--alpha P]",
-      "Two bench results side by side, as llama.cpp's compare-llama-bench.py shows them (model, test,\n"
-      "t/s of A and B, speedup B/A), with a two-sided Mann-Whitney U test on the per-repetition t/s\n"
-      "saying whether each difference is significant. Reads `prefill bench --json`, `prefill bench\n"
-      "-o json|jsonl` and llama-bench's `-o json|jsonl`, so a build can be compared with llama.cpp."};
+      R"(Two bench results side by side, as llama.cpp's compare-llama-bench.py shows them (model, test,
+t/s of A and B, speedup B/A), with a two-sided Mann-Whitney U test on the per-repetition t/s
+saying whether each difference is significant. Reads `prefill bench --json`, `prefill bench
+-o json|jsonl` and llama-bench's `-o json|jsonl`, so a build can be compared with llama.cpp.)"};
   double alpha = 0.05;
   bool json = false;
-  auto opts = cli::command_options("compare options");
-  opts.add_options()("json", cli::po::bool_switch(&json), "print JSON (schema landing-compare/1)")
-      ("alpha", cli::po::value(&alpha)->default_value(alpha)->value_name("P"), "significance level");
-  const auto vm = cli::parse_command(help, opts, argc, argv, true);
+  const auto vm = cli::parse_command(help, argc, argv, true, [&](cli::po::options_description& opts) {
+    opts.add_options()("json", cli::po::bool_switch(&json), "print JSON (schema landing-compare/1)")
+        ("alpha", cli::po::value(&alpha)->default_value(alpha)->value_name("P"), "significance level");
+  });
   if (!vm) return kExitPass;
   const auto files = cli::positional(*vm);
   if (files.size() != 2) throw cli::UsageError("two bench files expected (landing compare A.json B.json)");

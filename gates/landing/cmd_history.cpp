@@ -17,25 +17,25 @@ namespace pfx::gates {
 int cmd_history(int argc, char** argv) {
   const cli::CommandHelp help{
       "history", "landing history [--metric GLOB] [--json | --bencher [ID] | --html FILE] [--out REPORTS]",
-      "Every figure the ledger's landings measured, per metric and per commit in commit order (git's\n"
-      "topological order where the repository knows the commits), with the change points a windowed\n"
-      "Mann-Whitney U test finds; a commit measured twice (one landing's candidate, the next one's\n"
-      "baseline) shows both measurements. reports/index.html draws the same data. --metric picks\n"
-      "series by a glob over their keys ('ab: *', '*tok/s*'); --bencher prints one report's numbers\n"
-      "(default the newest) in Bencher Metric Format for `bencher run --adapter json`; --html writes\n"
-      "the trend page (what the ledger keeps as REPORTS/index.html; its links are relative to REPORTS)."};
+      R"(Every figure the ledger's landings measured, per metric and per commit in commit order (git's
+topological order where the repository knows the commits), with the change points a windowed
+Mann-Whitney U test finds; a commit measured twice (one landing's candidate, the next one's
+baseline) shows both measurements. reports/index.html draws the same data. --metric picks
+series by a glob over their keys ('ab: *', '*tok/s*'); --bencher prints one report's numbers
+(default the newest) in Bencher Metric Format for `bencher run --adapter json`; --html writes
+the trend page (what the ledger keeps as REPORTS/index.html; its links are relative to REPORTS).)"};
   RunOptions run;
   std::string metric, bencher, html;
   bool json = false;
-  auto opts = cli::command_options("history options");
-  opts.add_options()("metric", cli::po::value(&metric)->value_name("GLOB"), "series whose key matches GLOB")
-      ("json", cli::po::bool_switch(&json), "print JSON (schema landing-history/1)")
-      ("bencher", cli::po::value(&bencher)->value_name("ID")->implicit_value("latest"),
-       "print report ID (default the newest) in Bencher Metric Format")
-      ("html", cli::po::value(&html)->value_name("FILE"), "write the trend page (index.html) to FILE");
-  cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
-  cli::add_repo_option(opts, run);
-  const auto vm = cli::parse_command(help, opts, argc, argv, false);
+  const auto vm = cli::parse_command(help, argc, argv, false, [&](cli::po::options_description& opts) {
+    opts.add_options()("metric", cli::po::value(&metric)->value_name("GLOB"), "series whose key matches GLOB")
+        ("json", cli::po::bool_switch(&json), "print JSON (schema landing-history/1)")
+        ("bencher", cli::po::value(&bencher)->value_name("ID")->implicit_value("latest"),
+         "print report ID (default the newest) in Bencher Metric Format")
+        ("html", cli::po::value(&html)->value_name("FILE"), "write the trend page (index.html) to FILE");
+    cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
+    cli::add_repo_option(opts, run);
+  });
   if (!vm) return kExitPass;
   if (static_cast<size_t>(json) + vm->count("bencher") + vm->count("html") > 1) throw cli::UsageError("give one of --json, --bencher, --html");
   const auto reports = cli::reports_dir(run);

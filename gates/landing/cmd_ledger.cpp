@@ -26,21 +26,21 @@ std::string find_report(const Ledger& ledger, const std::vector<std::string>& id
 int cmd_import(int argc, char** argv) {
   const cli::CommandHelp help{
       "import", "landing import DIR [--out REPORTS] [--into ID] [--accept-mismatch REASON]",
-      "Add gate results produced on another machine (a report folder, or a results folder of\n"
-      "`landing gate`) to the same candidate's newest report here, and re-render it. Each result\n"
-      "must be bound to the report (candidate and baseline ids, prefill and effective-profile\n"
-      "sha256s, a pinned harness) or the import is refused, unless --accept-mismatch gives the\n"
-      "reason (the report shows it). Imported statuses are re-judged, never taken as given."};
+      R"(Add gate results produced on another machine (a report folder, or a results folder of
+`landing gate`) to the same candidate's newest report here, and re-render it. Each result
+must be bound to the report (candidate and baseline ids, prefill and effective-profile
+sha256s, a pinned harness) or the import is refused, unless --accept-mismatch gives the
+reason (the report shows it). Imported statuses are re-judged, never taken as given.)"};
   RunOptions run;
   std::string into, accept;
-  auto opts = cli::command_options("import options");
-  cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
-  opts.add_options()("into", cli::po::value(&into)->value_name("ID"), "the report to add them to (default: the candidate's newest)")(
-      "accept-mismatch", cli::po::value(&accept)->value_name("REASON"),
-      "import results not bound to the report anyway, for this reason (shown in the report)");
-  cli::add_repo_option(opts, run);
-  cli::add_quiet_option(opts, run);
-  const auto vm = cli::parse_command(help, opts, argc, argv, true);
+  const auto vm = cli::parse_command(help, argc, argv, true, [&](cli::po::options_description& opts) {
+    cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
+    opts.add_options()("into", cli::po::value(&into)->value_name("ID"), "the report to add them to (default: the candidate's newest)")(
+        "accept-mismatch", cli::po::value(&accept)->value_name("REASON"),
+        "import results not bound to the report anyway, for this reason (shown in the report)");
+    cli::add_repo_option(opts, run);
+    cli::add_quiet_option(opts, run);
+  });
   if (!vm) return kExitPass;
   const auto dirs = cli::positional(*vm);
   if (dirs.size() != 1) throw cli::UsageError("one folder of results expected (landing import DIR)");
@@ -54,17 +54,17 @@ namespace {
 int report_or_checklist(int argc, char** argv, bool checklist) {
   const cli::CommandHelp help =
       checklist ? cli::CommandHelp{"checklist", "landing checklist [ID] [--out REPORTS]",
-                                   "Print the pre-merge checklist of a report (default: the newest): every gate,\n"
-                                   "its status, and what is missing (runs to do, failures, waivers and loosened\n"
-                                   "thresholds to approve). Exits with the report's verdict code."}
+                                   R"(Print the pre-merge checklist of a report (default: the newest): every gate,
+its status, and what is missing (runs to do, failures, waivers and loosened
+thresholds to approve). Exits with the report's verdict code.)"}
                 : cli::CommandHelp{"report", "landing report ID [--out REPORTS]",
-                                   "Re-render a report (landing.md, landing.html, junit.xml) and its index entry\n"
-                                   "from its landing.json."};
+                                   R"(Re-render a report (landing.md, landing.html, junit.xml) and its index entry
+from its landing.json.)"};
   RunOptions run;
-  auto opts = cli::command_options(std::string(help.name) + " options");
-  cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
-  cli::add_repo_option(opts, run);
-  const auto vm = cli::parse_command(help, opts, argc, argv, true);
+  const auto vm = cli::parse_command(help, argc, argv, true, [&run](cli::po::options_description& opts) {
+    cli::add_reports_option(opts, run, "reports folder (default <repo>/reports)");
+    cli::add_repo_option(opts, run);
+  });
   if (!vm) return kExitPass;
   const auto ids = cli::positional(*vm);
   if (ids.size() > 1 || (!checklist && ids.empty())) throw cli::UsageError(help.synopsis.substr(std::string("landing ").size()));

@@ -34,14 +34,14 @@ void add_landing_options(cli::po::options_description& opts, RunOptions& run, bo
 int cmd_run(int argc, char** argv) {
   const cli::CommandHelp help{
       "run", "landing run --baseline REV --candidate REV|WORKTREE [--gates PROFILE] [--out DIR]",
-      "Build both revisions (git worktrees under .landing/, cached by commit; WORKTREE = the\n"
-      "uncommitted working tree), run every gate the gate profile enables, append the report\n"
-      "DIR/<id>/{landing.md,landing.html,landing.json,junit.xml} and update DIR/index.md.\n"
-      "Progress on stderr; the report folder and the verdict on stdout."};
+      R"(Build both revisions (git worktrees under .landing/, cached by commit; WORKTREE = the
+uncommitted working tree), run every gate the gate profile enables, append the report
+DIR/<id>/{landing.md,landing.html,landing.json,junit.xml} and update DIR/index.md.
+Progress on stderr; the report folder and the verdict on stdout.)"};
   RunOptions run;
-  auto opts = cli::command_options("run options");
-  add_landing_options(opts, run, false, "reports folder, the ledger (default <repo>/reports)");
-  const auto vm = cli::parse_command(help, opts, argc, argv, false);
+  const auto vm = cli::parse_command(help, argc, argv, false, [&run](cli::po::options_description& opts) {
+    add_landing_options(opts, run, false, "reports folder, the ledger (default <repo>/reports)");
+  });
   if (!vm) return kExitPass;
   require_revisions(*vm);
   run.argv.assign(argv, argv + argc);  // for the hand-over to the pinned harness
@@ -53,15 +53,15 @@ int cmd_gate(int argc, char** argv) {
       "gate",
       "landing gate NAME... --baseline REV --candidate REV|WORKTREE [--gates PROFILE] [--out DIR]\n"
       "       landing gate NAME... --baseline-build DIR --candidate-build DIR [--baseline-id ID --candidate-id ID]",
-      "Run the named gates alone (parity, accuracy, greedy, ptxas, suite, timing, ab); each result\n"
-      "goes to DIR/gates/NAME.json (default .landing/results/<candidate id>/), to be joined to a\n"
-      "report with `landing import DIR`. With --baseline-build/--candidate-build the gates run on\n"
-      "builds made elsewhere (a GPU host with a copy of the tree but no git): the ids default to\n"
-      "the commits the binaries report; the gate profile is read as a plain file."};
+      R"(Run the named gates alone (parity, accuracy, greedy, ptxas, suite, timing, ab); each result
+goes to DIR/gates/NAME.json (default .landing/results/<candidate id>/), to be joined to a
+report with `landing import DIR`. With --baseline-build/--candidate-build the gates run on
+builds made elsewhere (a GPU host with a copy of the tree but no git): the ids default to
+the commits the binaries report; the gate profile is read as a plain file.)"};
   RunOptions run;
-  auto opts = cli::command_options("gate options");
-  add_landing_options(opts, run, true, "results folder (default .landing/results/<candidate id>)");
-  const auto vm = cli::parse_command(help, opts, argc, argv, true);
+  const auto vm = cli::parse_command(help, argc, argv, true, [&run](cli::po::options_description& opts) {
+    add_landing_options(opts, run, true, "results folder (default .landing/results/<candidate id>)");
+  });
   if (!vm) return kExitPass;
   run.argv.assign(argv, argv + argc);  // for the hand-over to the pinned harness
   run.only = cli::positional(*vm);

@@ -23,10 +23,10 @@ std::string help_text(const CommandHelp& help, const po::options_description& op
   return os.str();
 }
 
-po::options_description command_options(const std::string& caption) { return po::options_description(caption, 100, 50); }
-
-std::optional<po::variables_map> parse_command(const CommandHelp& help, po::options_description& opts, int argc,
-                                               char** argv, bool takes_positional) {
+std::optional<po::variables_map> parse_command(const CommandHelp& help, int argc, char** argv, bool takes_positional,
+                                               const std::function<void(po::options_description&)>& add_options) {
+  po::options_description opts(help.name + " options", 100, 50);
+  add_options(opts);
   opts.add_options()("help,h", "this help");
   po::options_description hidden;
   hidden.add_options()("args", po::value<std::vector<std::string>>());
@@ -54,6 +54,10 @@ std::vector<std::string> positional(const po::variables_map& vm) {
   return vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
+po::typed_value<std::string>* path_value(fs::path& dst, const char* value_name) {
+  return po::value<std::string>()->value_name(value_name)->notifier([&dst](const std::string& v) { dst = v; });
+}
+
 void add_revision_options(po::options_description& opts, RunOptions& run) {
   opts.add_options()
       ("baseline", po::value(&run.baseline)->value_name("REV"), "what the candidate is compared with (a commit-ish)")
@@ -65,30 +69,24 @@ void add_revision_options(po::options_description& opts, RunOptions& run) {
 
 void add_prebuilt_options(po::options_description& opts, RunOptions& run) {
   opts.add_options()
-      ("baseline-build", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.baseline_build = v; }),
-       "a baseline build folder made elsewhere (no git needed here)")
-      ("candidate-build", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.candidate_build = v; }),
-       "the candidate's build folder made elsewhere")
+      ("baseline-build", path_value(run.baseline_build), "a baseline build folder made elsewhere (no git needed here)")
+      ("candidate-build", path_value(run.candidate_build), "the candidate's build folder made elsewhere")
       ("baseline-id", po::value(&run.baseline_id)->value_name("ID"), "the baseline's id as the other machine's report has it")
       ("candidate-id", po::value(&run.candidate_id)->value_name("ID"), "the candidate's id (default: the commit its binary reports)");
 }
 
 void add_repo_option(po::options_description& opts, RunOptions& run) {
-  opts.add_options()("repo", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.repo = v; }),
-                     "the git repository (default: the one around the current directory)");
+  opts.add_options()("repo", path_value(run.repo), "the git repository (default: the one around the current directory)");
 }
 
 void add_cache_options(po::options_description& opts, RunOptions& run) {
   opts.add_options()
-      ("cache", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.cache = v; }),
-       "worktrees and builds (default <repo>/.landing)")
-      ("fixtures", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.fixtures = v; }),
-       "test fixtures (default $PFX_FIXTURES, else <repo>/../shared/fixtures)");
+      ("cache", path_value(run.cache), "worktrees and builds (default <repo>/.landing)")
+      ("fixtures", path_value(run.fixtures), "test fixtures (default $PFX_FIXTURES, else <repo>/../shared/fixtures)");
 }
 
 void add_reports_option(po::options_description& opts, RunOptions& run, const char* what) {
-  opts.add_options()("out", po::value<std::string>()->value_name("DIR")->notifier([&run](const std::string& v) { run.out = v; }),
-                     what);
+  opts.add_options()("out", path_value(run.out), what);
 }
 
 void add_suite_share_option(po::options_description& opts, RunOptions& run) {
@@ -110,7 +108,7 @@ void add_suite_share_option(po::options_description& opts, RunOptions& run) {
 
 void add_harness_options(po::options_description& opts, RunOptions& run) {
   opts.add_options()
-      ("harness", po::value<std::string>()->value_name("BUILD")->notifier([&run](const std::string& v) { run.harness = v; }),
+      ("harness", path_value(run.harness, "BUILD"),
        "the landing that judges: a build folder or the binary (default: the baseline build's gates/landing/landing)")
       ("harness-exec", po::bool_switch(&run.handed_over), "(set by a hand-over to the harness; refuses a second one)");
 }

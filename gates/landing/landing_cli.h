@@ -4,6 +4,8 @@
 // anything is built or run (exit 4, base/contract/exit_codes.h).
 #pragma once
 #include <boost/program_options.hpp>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,15 +28,19 @@ struct CommandHelp {
   std::string about;     // a paragraph, already wrapped
 };
 
-// An empty option group laid out for a terminal (100 columns).
-po::options_description command_options(const std::string& caption);
-// Parses argv (argv[0] is the subcommand) against `opts` (to which it adds --help); positional
-// arguments are collected (positional()). Prints the help and returns nullopt on --help. Throws
-// UsageError on anything the command does not take.
-std::optional<po::variables_map> parse_command(const CommandHelp& help, po::options_description& opts, int argc,
-                                               char** argv, bool takes_positional);
+// Every subcommand's head: builds its option group ("<name> options", laid out for a terminal of
+// 100 columns), lets `add_options` fill it (parse adds --help), and parses argv (argv[0] is the
+// subcommand); positional arguments are collected (positional()) when the command takes them.
+// Prints the help and returns nullopt on --help. Throws UsageError on anything the command does
+// not take.
+std::optional<po::variables_map> parse_command(const CommandHelp& help, int argc, char** argv, bool takes_positional,
+                                               const std::function<void(po::options_description&)>& add_options);
 std::vector<std::string> positional(const po::variables_map& vm);
 std::string help_text(const CommandHelp& help, const po::options_description& opts);
+
+// A path option's value, written to `dst` as given (po::value<std::filesystem::path> would stop at
+// the first space).
+po::typed_value<std::string>* path_value(std::filesystem::path& dst, const char* value_name = "DIR");
 
 // Option groups shared by several subcommands; each writes into `run`.
 void add_revision_options(po::options_description& opts, RunOptions& run);   // --baseline --candidate --gates

@@ -8,6 +8,7 @@
 #include "core/ids.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_array.h"
 
 namespace pfx::gates {
 
@@ -96,16 +97,12 @@ std::vector<std::string> LandingRecord::failing_lines() const {
 }
 
 json to_json(const LandingRecord& r) {
-  json gates = json::array();
-  for (const auto& g : r.gates) gates.push_back(to_json(g));
-  json changes = json::array();
-  for (const auto& c : r.profile_changes) changes.push_back(to_json(c));
   return {{"schema", kLandingSchema}, {"id", r.id}, {"candidate_id", r.candidate_id}, {"seq", r.seq},
           {"prev", r.prev}, {"next", r.next}, {"created", r.created}, {"repo", r.repo},
           {"baseline", r.baseline}, {"candidate", r.candidate}, {"environment", r.environment},
           {"profile", {{"path", r.profile_path}, {"candidate", r.profile}, {"baseline", r.baseline_profile},
-                       {"baseline_note", r.baseline_profile_note}, {"changes", changes}}},
-          {"enabled_gates", r.enabled_gates}, {"gates", gates}, {"verdict", to_string(r.verdict)},
+                       {"baseline_note", r.baseline_profile_note}, {"changes", json_array(r.profile_changes)}}},
+          {"enabled_gates", r.enabled_gates}, {"gates", json_array(r.gates)}, {"verdict", to_string(r.verdict)},
           {"verdict_reason", r.verdict_reason}, {"headline", r.headline()}, {"imports", r.imports},
           {"profile_sha256", r.profile_sha256}, {"harness", r.harness}, {"superseded", r.superseded}};
 }

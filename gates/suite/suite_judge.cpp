@@ -4,6 +4,7 @@
 #include <map>
 
 #include "suite/suite_report.h"
+#include "util/enum_names.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -12,14 +13,10 @@ using nlohmann::json;
 
 namespace {
 
-const char* outcome_text(TestOutcome o) {
-  switch (o) {
-    case TestOutcome::Passed: return "passed";
-    case TestOutcome::Failed: return "failed";
-    case TestOutcome::Skipped: return "skipped";
-  }
-  return "?";
-}
+constexpr EnumName<TestOutcome> kOutcomeNames[] = {
+    {TestOutcome::Passed, "passed"}, {TestOutcome::Failed, "failed"}, {TestOutcome::Skipped, "skipped"}};
+
+const char* outcome_text(TestOutcome o) { return name_of(kOutcomeNames, o, "?"); }
 
 // failed beats passed beats skipped: a test that ran somewhere says more than one that did not.
 int rank(const std::string& outcome) { return outcome == "failed" ? 2 : outcome == "passed" ? 1 : 0; }

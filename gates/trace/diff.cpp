@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "metrics/sample_stats.h"
+#include "util/enum_names.h"
 #include "util/error.h"
 #include "util/json_read.h"
 #include "util/text_format.h"
@@ -105,21 +106,16 @@ std::string count_text(double n) {
 
 }  // namespace
 
-const char* status_name(DiffRow::Status s) {
-  switch (s) {
-    case DiffRow::Status::changed: return "changed";
-    case DiffRow::Status::same: return "same";
-    case DiffRow::Status::added: return "added";
-    case DiffRow::Status::removed: return "removed";
-  }
-  return "changed";
-}
+namespace {
+constexpr EnumName<DiffRow::Status> kStatusNames[] = {{DiffRow::Status::changed, "changed"},
+                                                      {DiffRow::Status::same, "same"},
+                                                      {DiffRow::Status::added, "added"},
+                                                      {DiffRow::Status::removed, "removed"}};
+}  // namespace
 
-std::optional<DiffRow::Status> status_from_name(const std::string& name) {
-  for (auto s : {DiffRow::Status::changed, DiffRow::Status::same, DiffRow::Status::added, DiffRow::Status::removed})
-    if (name == status_name(s)) return s;
-  return std::nullopt;
-}
+const char* status_name(DiffRow::Status s) { return name_of(kStatusNames, s, "changed"); }
+
+std::optional<DiffRow::Status> status_from_name(const std::string& name) { return value_named(kStatusNames, name); }
 
 TraceDiff diff_summaries(const Summary& a, const Summary& b) {
   TraceDiff d;
@@ -155,16 +151,12 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b) {
 }
 
 TraceDiff combine_repetitions(const std::vector<TraceDiff>& reps) {
-  TraceDiff d;
-  if (reps.empty()) return d;
-  const TraceDiff& first = reps.front();
-  d.a_source = first.a_source;
-  d.b_source = first.b_source;
-  d.per_pass = first.per_pass;
-  d.busy_range = first.busy_range;
-  d.a_passes = first.a_passes;
-  d.b_passes = first.b_passes;
+  if (reps.empty()) return TraceDiff{};
+  // The sources, the busy range and the pass counts are the first repetition's; the times, rows
+  // and warnings are made anew from all of them below.
+  TraceDiff d = reps.front();
   d.repetitions = reps.size();
+  d.warnings.clear();
   std::vector<double> ak, bk, ab, bb;
   Samples ks, rs;
   for (std::size_t i = 0; i < reps.size(); ++i) {

@@ -135,16 +135,9 @@ void read_record(const json& r, const std::string& where, JournalContents& out) 
   } else if (type == "memcpy" || type == "memset") {
     TransferEvent t;
     t.is_memset = type == "memset";
-    t.correlation_id = f.u32("correlation_id");
-    t.bytes = f.u64("bytes");
-    t.start_ns = f.u64("start_ns");
-    t.end_ns = f.u64("end_ns");
-    t.device = f.u32("device");
-    t.stream = f.u32("stream");
-    if (!t.is_memset) {
-      t.copy_kind = f.str("copy_kind");
-      t.runtime_correlation_id = f.u32("runtime_correlation_id");
-    }
+    f.read({{"correlation_id", &t.correlation_id}, {"bytes", &t.bytes}, {"start_ns", &t.start_ns}, {"end_ns", &t.end_ns},
+            {"device", &t.device}, {"stream", &t.stream}});
+    if (!t.is_memset) f.read({{"copy_kind", &t.copy_kind}, {"runtime_correlation_id", &t.runtime_correlation_id}});
     out.transfers.push_back(std::move(t));
   } else if (type == "device") {
     out.devices.push_back(device_from_json(r, where));

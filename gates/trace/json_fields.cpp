@@ -5,29 +5,24 @@
 #include <limits>
 #include <sstream>
 
+#include "util/enum_names.h"
 #include "util/error.h"
 
 namespace pfx::trace {
 
-const char* payload_type_name(Payload::Type type) {
-  switch (type) {
-    case Payload::Type::none: return "none";
-    case Payload::Type::u64: return "uint64";
-    case Payload::Type::i64: return "int64";
-    case Payload::Type::f64: return "double";
-    case Payload::Type::u32: return "uint32";
-    case Payload::Type::i32: return "int32";
-    case Payload::Type::f32: return "float";
-  }
-  return "none";
-}
+namespace {
+constexpr EnumName<Payload::Type> kPayloadTypeNames[] = {
+    {Payload::Type::none, "none"},  {Payload::Type::u64, "uint64"}, {Payload::Type::i64, "int64"},
+    {Payload::Type::f64, "double"}, {Payload::Type::u32, "uint32"}, {Payload::Type::i32, "int32"},
+    {Payload::Type::f32, "float"}};
+}  // namespace
 
+const char* payload_type_name(Payload::Type type) { return name_of(kPayloadTypeNames, type, "none"); }
+
+// "none" names no payload type: a payload without one is written as null, never as {"type": "none"}.
 std::optional<Payload::Type> payload_type_from_name(const std::string& name) {
-  for (auto type : {Payload::Type::u64, Payload::Type::i64, Payload::Type::f64, Payload::Type::u32,
-                    Payload::Type::i32, Payload::Type::f32}) {
-    if (name == payload_type_name(type)) return type;
-  }
-  return std::nullopt;
+  const auto type = value_named(kPayloadTypeNames, name);
+  return type == Payload::Type::none ? std::nullopt : type;
 }
 
 json payload_to_json(const Payload& payload) {
@@ -160,20 +155,12 @@ nlohmann::ordered_json kernel_to_json(const TraceKernel& k) {
 TraceKernel kernel_from_json(const json& k, const std::string& kw) {
   const FieldReader f(k, kw);
   TraceKernel kernel;
-  kernel.name = f.str("name");
-  kernel.mangled = f.str("mangled");
-  kernel.correlation_id = f.u32("correlation_id");
-  kernel.device = f.u32("device");
-  kernel.context = f.u32("context");
-  kernel.stream = f.u32("stream");
+  f.read({{"name", &kernel.name}, {"mangled", &kernel.mangled}, {"correlation_id", &kernel.correlation_id},
+          {"device", &kernel.device}, {"context", &kernel.context}, {"stream", &kernel.stream}});
   kernel.grid = dim3_from_json(f.field("grid"), f.path("grid"));
   kernel.block = dim3_from_json(f.field("block"), f.path("block"));
-  kernel.registers = f.u32("registers");
-  kernel.static_smem = f.i32("static_smem");
-  kernel.dynamic_smem = f.i32("dynamic_smem");
-  kernel.local_mem_per_thread = f.u32("local_mem_per_thread");
-  kernel.start_ns = f.u64("start_ns");
-  kernel.end_ns = f.u64("end_ns");
+  f.read({{"registers", &kernel.registers}, {"static_smem", &kernel.static_smem}, {"dynamic_smem", &kernel.dynamic_smem},
+          {"local_mem_per_thread", &kernel.local_mem_per_thread}, {"start_ns", &kernel.start_ns}, {"end_ns", &kernel.end_ns}});
   if (kernel.end_ns < kernel.start_ns) fail(f.path("end_ns"), ": ", kernel.end_ns, " is before start_ns ", kernel.start_ns);
   if (const json* thread = json_optional_field(k, "thread", kw)) kernel.thread = json_u32(*thread, json_path(kw, "thread"));
   if (const json* range = json_optional_field(k, "range", kw)) kernel.range = json_u64(*range, json_path(kw, "range"));

@@ -158,7 +158,9 @@ struct ReportArgs {
   std::vector<std::string> files;
 };
 
-ReportArgs parse_report_args(const std::vector<std::string>& args, const std::string& command) {
+// `count` traces expected, else the usage error `expected` ("expected one TRACE.json").
+ReportArgs parse_report_args(const std::vector<std::string>& args, const std::string& command, std::size_t count,
+                             const char* expected) {
   po::options_description opts = options_for(command);
   opts.add_options()("json", po::bool_switch(), "print JSON instead of tables")(
       "top", po::value<std::uint32_t>()->default_value(0)->value_name("N"), "only the first N rows of each table (0: all)")(
@@ -170,28 +172,28 @@ ReportArgs parse_report_args(const std::vector<std::string>& args, const std::st
   r.top = checked_count(vm, "top", 0, 1000000);
   r.summary.busy_range = vm["busy-range"].as<std::string>();
   r.files = vm["file"].as<std::vector<std::string>>();
+  if (r.files.size() != count) throw UsageError(command + ": " + expected);
   return r;
 }
 
+// The summary of the report command's i-th trace.
+Summary summarize_file(const ReportArgs& report, std::size_t i) {
+  return summarize(load_trace(report.files[i]), report.files[i], report.summary);
+}
+
 int cmd_summarize(const std::vector<std::string>& args) {
-  const ReportArgs report = parse_report_args(args, "summarize");
-  const std::vector<std::string>& files = report.files;
-  if (files.size() != 1) throw UsageError("summarize: expected one TRACE.json");
-  Summary s = summarize(load_trace(files[0]), files[0], report.summary);
-  if (report.json) std::cout << summary_to_json(s).dump(2) << "\n";
-  else std::cout << format_summary_text(s, report.top);
+  const ReportArgs report = parse_report_args(args, "summarize", 1, "expected one TRACE.json");
+  const Summary s = summarize_file(report, 0);
+  std::cout << (report.json ? summary_to_json(s).dump(2) + "\n" : format_summary_text(s, report.top));
   return kTraceOk;
 }
 
 int cmd_diff(const std::vector<std::string>& args) {
-  const ReportArgs report = parse_report_args(args, "diff");
-  const std::vector<std::string>& files = report.files;
-  if (files.size() != 2) throw UsageError("diff: expected two traces, A.json B.json");
-  Summary a = summarize(load_trace(files[0]), files[0], report.summary);
-  Summary b = summarize(load_trace(files[1]), files[1], report.summary);
-  TraceDiff d = diff_summaries(a, b);
-  if (report.json) std::cout << diff_to_json(d).dump(2) << "\n";
-  else std::cout << format_diff_text(d, report.top);
+  const ReportArgs report = parse_report_args(args, "diff", 2, "expected two traces, A.json B.json");
+  const Summary a = summarize_file(report, 0);  // A first: its load error is the one reported
+  const Summary b = summarize_file(report, 1);
+  const TraceDiff d = diff_summaries(a, b);
+  std::cout << (report.json ? diff_to_json(d).dump(2) + "\n" : format_diff_text(d, report.top));
   return kTraceOk;
 }
 

@@ -80,12 +80,17 @@ GITHUB_ACTIONS = {
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
-class GitHubWorkflow:
+class CiConfig:
+    """A CI configuration file read and validated (validate() raises WorkflowError), to run in repo."""
+
     def __init__(self, path, repo):
         self.path, self.repo = path, repo
         with open(path) as f:
             self.doc = yaml.safe_load(f)
         self.validate()
+
+
+class GitHubWorkflow(CiConfig):
 
     def validate(self):
         d = self.doc
@@ -263,12 +268,7 @@ class GitHubWorkflow:
 GITLAB_JOB_KEYS = {"stage", "image", "tags", "needs", "parallel", "script", "artifacts", "when", "variables"}
 
 
-class GitLabPipeline:
-    def __init__(self, path, repo):
-        self.path, self.repo = path, repo
-        with open(path) as f:
-            self.doc = yaml.safe_load(f)
-        self.validate()
+class GitLabPipeline(CiConfig):
 
     def jobs(self):
         return {k: v for k, v in self.doc.items() if k not in ("stages", "variables", "include", "default")}

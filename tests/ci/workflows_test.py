@@ -111,12 +111,20 @@ class Validation(unittest.TestCase):
                 GitHubWorkflow(bad, SOURCE)
 
 
+def land_in_ci(pipeline, config, d, message, env, **behaviour):
+    """A throwaway project in d with one commit (message; the fake engine planted with behaviour),
+    run through the CI config by its runner (GitHubWorkflow or GitLabPipeline): every job's runs."""
+    project = ThrowawayProject(d)
+    if behaviour:
+        project.behave(**behaviour)
+    sha = project.commit(message)
+    return pipeline(config, project.dir).run(project.dir, sha, os.path.join(d, "work"), env)
+
+
 class GitHubRun(unittest.TestCase):
     def test_pass_with_gpu_results_imported(self):
         with tempfile.TemporaryDirectory() as d:
-            project = ThrowawayProject(d)
-            sha = project.commit("a change to land")
-            runs = GitHubWorkflow(GITHUB, project.dir).run(project.dir, sha, os.path.join(d, "work"), github_env)
+            runs = land_in_ci(GitHubWorkflow, GITHUB, d, "a change to land", github_env)
             cpu, gpus, report = runs["cpu"][0], runs["gpu"], runs["report"][0]
             self.assertTrue(cpu.ok, cpu.text())
             self.assertEqual(cpu.outputs["land"]["verdict"], "INCOMPLETE")  # no GPU on the hosted runner
@@ -142,10 +150,8 @@ class GitHubRun(unittest.TestCase):
 
     def test_gpu_failure_fails_the_pipeline_with_an_annotation(self):
         with tempfile.TemporaryDirectory() as d:
-            project = ThrowawayProject(d)
-            project.behave(perturb_fast=5e-3)
-            sha = project.commit("fast path: planted 5e-3 logit perturbation")
-            runs = GitHubWorkflow(GITHUB, project.dir).run(project.dir, sha, os.path.join(d, "work"), github_env)
+            runs = land_in_ci(GitHubWorkflow, GITHUB, d, "fast path: planted 5e-3 logit perturbation", github_env,
+                              perturb_fast=5e-3)
             self.assertTrue(runs["cpu"][0].ok, runs["cpu"][0].text())
             report = runs["report"][0]
             self.assertFalse(report.ok, report.text())
@@ -156,9 +162,7 @@ class GitHubRun(unittest.TestCase):
 class GitLabRun(unittest.TestCase):
     def test_pass_with_gpu_results_imported(self):
         with tempfile.TemporaryDirectory() as d:
-            project = ThrowawayProject(d)
-            sha = project.commit("a change to land")
-            runs = GitLabPipeline(GITLAB, project.dir).run(project.dir, sha, os.path.join(d, "work"), gitlab_env)
+            runs = land_in_ci(GitLabPipeline, GITLAB, d, "a change to land", gitlab_env)
             for name in ("landing:cpu", "landing:gpu", "landing:report"):
                 for r in runs[name]:
                     self.assertTrue(r.ok and not r.skipped, r.text())

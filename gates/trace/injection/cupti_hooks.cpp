@@ -95,6 +95,17 @@ TransferEvent transfer_event(const ActivityRecord* m) {
   return t;
 }
 
+// The journal line of a memcpy, peer memcpy or memset record (none while it is in flight);
+// `finish` adds the fields only that kind of record has.
+template <typename ActivityRecord, typename Finish>
+std::string transfer_line(const CUpti_Activity* record, Finish finish) {
+  const auto* m = reinterpret_cast<const ActivityRecord*>(record);
+  if (still_in_flight(m)) return {};
+  TransferEvent t = transfer_event(m);
+  finish(*m, t);
+  return journal_line(t);
+}
+
 std::string record_line(const CUpti_Activity* record) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -117,28 +128,15 @@ std::string record_line(const CUpti_Activity* record) {
       kernel.end_ns = k->end;
       return journal_line(kernel);
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      if (still_in_flight(m)) return {};
-      TransferEvent t = transfer_event(m);
-      t.copy_kind = copy_kind_name(m->copyKind);
-      t.runtime_correlation_id = m->runtimeCorrelationId;
-      return journal_line(t);
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      if (still_in_flight(m)) return {};
-      TransferEvent t = transfer_event(m);
-      t.copy_kind = "PtoP";
-      return journal_line(t);
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      if (still_in_flight(m)) return {};
-      TransferEvent t = transfer_event(m);
-      t.is_memset = true;
-      return journal_line(t);
-    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return transfer_line<CUpti_ActivityMemcpy6>(record, [](const CUpti_ActivityMemcpy6& m, TransferEvent& t) {
+        t.copy_kind = copy_kind_name(m.copyKind);
+        t.runtime_correlation_id = m.runtimeCorrelationId;
+      });
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return transfer_line<CUpti_ActivityMemcpyPtoP4>(record, [](const CUpti_ActivityMemcpyPtoP4&, TransferEvent& t) { t.copy_kind = "PtoP"; });
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return transfer_line<CUpti_ActivityMemset4>(record, [](const CUpti_ActivityMemset4&, TransferEvent& t) { t.is_memset = true; });
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
       TraceDevice device;

@@ -200,29 +200,28 @@ std::string pending_event_lines(State& s) {
   return lines;
 }
 
+// Appends the pending events, then `tail`, to the open journal (the caller holds its lock); a
+// failed write is said on stderr, `lost` telling what it costs.
+void append_pending(State& s, const std::string& tail, const char* lost) {
+  const std::string batch = pending_event_lines(s) + tail;
+  if (batch.empty()) return;
+  if (std::string error = s.journal.append(batch); !error.empty())
+    std::fprintf(stderr, "kerneltrace: %s: %s%s\n", s.journal_path.c_str(), error.c_str(), lost);
+}
+
 }  // namespace
 
 void write_to_journal(std::string extra) {
   State& s = state();
   const auto lock = lock_open_journal(s);
-  if (!lock.owns_lock()) return;
-  std::string batch = pending_event_lines(s);
-  batch += extra;
-  if (batch.empty()) return;
-  if (std::string error = s.journal.append(batch); !error.empty()) {
-    std::fprintf(stderr, "kerneltrace: %s: %s; later records are lost\n", s.journal_path.c_str(), error.c_str());
-  }
+  if (lock.owns_lock()) append_pending(s, extra, "; later records are lost");
 }
 
 void close_journal(std::string last) {
   State& s = state();
   const auto lock = lock_open_journal(s);
   if (!lock.owns_lock()) return;
-  std::string batch = pending_event_lines(s);
-  batch += last;
-  if (std::string error = s.journal.append(batch); !error.empty()) {
-    std::fprintf(stderr, "kerneltrace: %s: %s\n", s.journal_path.c_str(), error.c_str());
-  }
+  append_pending(s, last, "");
   s.closed.store(true);
   s.journal.close();
 }

@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "trace/injection/injection_state.h"
+#include "util/utf8.h"
 
 namespace pfx::trace::injection {
 namespace {
@@ -65,26 +66,7 @@ Registry& strings() {
 std::string wide_to_utf8(const wchar_t* text) {
   std::string out;
   if (text == nullptr) return out;
-  for (; *text != L'\0'; ++text) {
-    auto c = static_cast<std::uint32_t>(*text);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x110000) {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += '?';
-    }
-  }
+  for (; *text != L'\0'; ++text) append_utf8(out, static_cast<char32_t>(*text));
   return out;
 }
 

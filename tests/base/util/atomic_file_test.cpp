@@ -17,23 +17,17 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/npy.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-class AtomicFileTest : public ::testing::Test {
+class AtomicFileTest : public pfx::test::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pfx_atomic_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Files in the folder other than `keep` (a leftover temporary file would show here).
-  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(root_), {})); }
 
   // Runs fn in a child whose file size limit is `limit` bytes; returns the child's exit code
   // (0: fn returned, 1: fn threw pfx::Error, 2: another exception).
@@ -57,14 +51,12 @@ class AtomicFileTest : public ::testing::Test {
     ::waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
   }
-
-  fs::path dir_;
 };
 
 }  // namespace
 
 TEST_F(AtomicFileTest, WritesAndReplaces) {
-  const fs::path p = dir_ / "out.json";
+  const fs::path p = root_ / "out.json";
   pfx::write_file_atomic(p, "first");
   EXPECT_EQ(pfx::test::file_text(p), "first");
   pfx::write_file_atomic(p, "second, longer");
@@ -73,7 +65,7 @@ TEST_F(AtomicFileTest, WritesAndReplaces) {
 }
 
 TEST_F(AtomicFileTest, LargeAndSmallWritesKeepTheirOrder) {
-  const fs::path p = dir_ / "big.bin";
+  const fs::path p = root_ / "big.bin";
   std::string big(3 << 20, 'x');
   pfx::AtomicFile out(p);
   out.write("head");
@@ -84,7 +76,7 @@ TEST_F(AtomicFileTest, LargeAndSmallWritesKeepTheirOrder) {
 }
 
 TEST_F(AtomicFileTest, WithoutCommitNothingChanges) {
-  const fs::path p = dir_ / "keep.txt";
+  const fs::path p = root_ / "keep.txt";
   pfx::write_file_atomic(p, "original");
   {
     pfx::AtomicFile out(p);
@@ -97,20 +89,20 @@ TEST_F(AtomicFileTest, WithoutCommitNothingChanges) {
 }
 
 TEST_F(AtomicFileTest, TemporaryNamesAreUnique) {
-  const fs::path p = dir_ / "same.txt";
+  const fs::path p = root_ / "same.txt";
   pfx::AtomicFile a(p), b(p);
   EXPECT_NE(a.temp_path(), b.temp_path());
 }
 
 TEST_F(AtomicFileTest, FullDiskLeavesTheOldFileIntactAndSaysSo) {
-  const fs::path p = dir_ / "landing.json";
+  const fs::path p = root_ / "landing.json";
   pfx::write_file_atomic(p, "the previous report");
   const int code = with_file_size_limit(4096, [&] { pfx::write_file_atomic(p, std::string(1 << 20, 'y')); });
   EXPECT_EQ(code, 1) << "the write past the limit must throw pfx::Error";
   EXPECT_EQ(pfx::test::file_text(p), "the previous report");
   EXPECT_EQ(entries(), 1u);
   // The same through write_npy, which --out of `prefill logits` uses.
-  const fs::path npy = dir_ / "logits.npy";
+  const fs::path npy = root_ / "logits.npy";
   const std::vector<float> small(4, 1.0f), large(1 << 18, 2.0f);
   pfx::write_npy(npy, small.data(), {1, 4});
   const std::string before = pfx::test::file_text(npy);
@@ -119,11 +111,11 @@ TEST_F(AtomicFileTest, FullDiskLeavesTheOldFileIntactAndSaysSo) {
 }
 
 TEST_F(AtomicFileTest, RefuseDoesNotOverwrite) {
-  const fs::path p = dir_ / "mine.txt";
+  const fs::path p = root_ / "mine.txt";
   pfx::write_file_atomic(p, "user data");
   EXPECT_THROW(pfx::write_file_atomic(p, "x", pfx::Replace::Refuse), pfx::Error);
   // A file that appears between the check and the commit is not overwritten either.
-  const fs::path q = dir_ / "race.txt";
+  const fs::path q = root_ / "race.txt";
   pfx::AtomicFile out(q, pfx::Replace::Refuse);
   out.write("late");
   pfx::write_file_atomic(q, "arrived first");
@@ -133,20 +125,20 @@ TEST_F(AtomicFileTest, RefuseDoesNotOverwrite) {
 
 TEST_F(AtomicFileTest, FailuresNameTheFile) {
   try {
-    pfx::write_file_atomic(dir_ / "no-such-folder" / "x.json", "x");
+    pfx::write_file_atomic(root_ / "no-such-folder" / "x.json", "x");
     FAIL() << "expected an error";
   } catch (const pfx::Error& e) {
     EXPECT_NE(std::string(e.what()).find("no-such-folder/x.json"), std::string::npos) << e.what();
   }
   // Renaming over a non-empty folder fails: the folder and its content stay.
-  const fs::path d = dir_ / "a-folder";
+  const fs::path d = root_ / "a-folder";
   fs::create_directories(d / "inside");
   EXPECT_THROW(pfx::write_file_atomic(d, "x"), pfx::Error);
   EXPECT_TRUE(fs::is_directory(d / "inside"));
 }
 
 TEST_F(AtomicFileTest, KeepsPermissionBits) {
-  const fs::path p = dir_ / "script.sh";
+  const fs::path p = root_ / "script.sh";
   pfx::write_file_atomic(p, "#!/bin/sh\n");
   fs::permissions(p, fs::perms::owner_all, fs::perm_options::replace);
   pfx::write_file_atomic(p, "#!/bin/sh\necho hi\n");

@@ -23,11 +23,12 @@ namespace {
 
 struct Proc {
   int code = -1;
-  std::string out;  // stdout
+  std::string out;  // stdout, and stderr after it where asked for
 };
 
-Proc run_prefill(const std::string& args) {
-  const std::string cmd = std::string(PFX_PREFILL_BIN) + " " + args + " 2>/dev/null";
+// `prefill ARGS`; stderr joins stdout in out with `with_stderr`, else it is dropped.
+Proc run_prefill(const std::string& args, bool with_stderr = false) {
+  const std::string cmd = std::string(PFX_PREFILL_BIN) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   Proc r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -117,14 +118,9 @@ TEST(PrefillCli, EverySubcommandHasHelp) {
 TEST(PrefillCli, BadModelIsAnErrorNamingTheFile) {
   const fs::path bad = temp("bad.gguf");
   std::ofstream(bad) << "definitely not gguf";
-  const std::string cmd = std::string(PFX_PREFILL_BIN) + " info --model " + bad.string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string err;
-  std::array<char, 512> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
-  const int status = pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 5);
+  const Proc r = run_prefill("info --model " + bad.string(), true);
+  const std::string& err = r.out;
+  EXPECT_EQ(r.code, 5);
   EXPECT_NE(err.find("bad.gguf"), std::string::npos) << err;
   fs::remove(bad);
 }
@@ -209,15 +205,11 @@ TEST(PrefillCli, NoDriverIsCalledNoDriver) {
     dlclose(driver);
     GTEST_SKIP() << "an NVIDIA driver is installed here";
   }
-  const std::string cmd = std::string(PFX_PREFILL_BIN) + " logits --backend cuda --model " +
-                          fixture("models/stories260K.gguf").string() + " --tokens 1 --out " + temp("nodrv.npy").string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string err;
-  std::array<char, 512> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
-  const int status = pclose(p);
-  EXPECT_EQ(WEXITSTATUS(status), 3) << err;
+  const Proc r = run_prefill("logits --backend cuda --model " + fixture("models/stories260K.gguf").string() + " --tokens 1 --out " +
+                                 temp("nodrv.npy").string(),
+                             true);
+  const std::string& err = r.out;
+  EXPECT_EQ(r.code, 3) << err;
   if (err.find("this build has no CUDA backend") != std::string::npos) return;  // a CPU-only build says that instead
   EXPECT_NE(err.find("no NVIDIA driver on this machine"), std::string::npos) << err;
   EXPECT_EQ(err.find("insufficient"), std::string::npos) << err;

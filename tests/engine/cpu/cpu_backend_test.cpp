@@ -7,6 +7,7 @@
 #include "cpu/cpu_backend.h"
 #include "model/greedy.h"
 #include "model/llama.h"
+#include "error_of.h"
 #include "util/error.h"
 #include "util/fixtures.h"
 
@@ -82,15 +83,7 @@ TEST(CpuBackend, GreedyIsDeterministicAndFeedsTokensBack) {
   EXPECT_TRUE(pfx::greedy(b, kPrompt, 0).generated.empty());
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const pfx::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using pfx::test::error_of;
 
 TEST(CpuBackend, BadInputIsAClearErrorAndLeavesThePositionAlone) {
   const Model m = load("stories260K.gguf");

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"  // TempDir, for the tests that include this
+
 namespace pfx::test {
 
 inline std::string python_exe() {
@@ -58,31 +60,5 @@ inline std::string python_gguf_problem() {
          python_exe() + " -c \"import numpy, gguf\"` failed (exit " + std::to_string(r.exit_code) +
          "): " + r.output + "  Install with: pip install numpy gguf (or set PFX_PYTHON)";
 }
-
-// A fresh empty directory under the system temp dir, removed by the destructor.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("pfx_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;  // owns the directory
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-  std::filesystem::path path_;
-};
 
 }  // namespace pfx::test

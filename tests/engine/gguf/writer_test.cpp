@@ -126,16 +126,22 @@ std::vector<SourceTensor> several_tensors() {
   return ts;
 }
 
+// Writes every KV type and several_tensors() to `path`; returns the tensors written.
+std::vector<SourceTensor> write_every_kind(const fs::path& path) {
+  Writer w;
+  set_every_kv_type(w);
+  auto ts = several_tensors();
+  add_all(w, ts);
+  w.write(path);
+  return ts;
+}
+
 }  // namespace
 
 TEST(GgufWriter, RoundTripsThroughOurReader) {
   pfx::test::TempDir dir("gguf_writer");
   const fs::path path = dir / "all.gguf";
-  Writer w;
-  set_every_kv_type(w);
-  const auto ts = several_tensors();
-  add_all(w, ts);
-  w.write(path);
+  const auto ts = write_every_kind(path);
 
   const File f = File::open(path);
   EXPECT_EQ(f.version(), 3u);
@@ -181,11 +187,7 @@ TEST(GgufWriter, RoundTripsThroughOurReader) {
 TEST(GgufWriter, GgufPyReadsWhatWeWrite) {
   pfx::test::TempDir dir("gguf_writer_py");
   const fs::path path = dir / "all.gguf";
-  Writer w;
-  set_every_kv_type(w);
-  const auto ts = several_tensors();
-  add_all(w, ts);
-  w.write(path);
+  const auto ts = write_every_kind(path);
   const File f = File::open(path);
 
   std::string error;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "synth/synth.h"
+#include "error_of.h"
 #include "util/error.h"
 
 namespace {
@@ -25,12 +26,7 @@ vocab: {size: 300}
 )";
 
 std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  try {
-    parse_profile(yaml, "profiles/models/bad.yaml", overrides);
-  } catch (const pfx::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return pfx::test::error_of([&] { parse_profile(yaml, "profiles/models/bad.yaml", overrides); });
 }
 
 #define EXPECT_ERROR(yaml_or_call, ...)                                                           \
@@ -93,13 +89,7 @@ TEST(SynthProfileErrors, VocabularyProblems) {
 
 TEST(SynthProfileErrors, MissingCopySourceFailsAtWriteUnlessFallback) {
   pfx::synth::SynthProfile p = parse_profile(kGood, "profiles/models/bad.yaml", {"vocab.source=copy", "vocab.path=/nonexistent/v.gguf"});
-  std::string err;
-  try {
-    pfx::synth::write_synthetic_model(p, "/nonexistent-dir/out.gguf", 1);
-  } catch (const pfx::Error& e) {
-    err = e.what();
-  }
-  EXPECT_NE(err.find("field 'vocab.path': /nonexistent/v.gguf does not exist"), std::string::npos) << err;
+  EXPECT_ERROR(pfx::test::error_of([&] { pfx::synth::write_synthetic_model(p, "/nonexistent-dir/out.gguf", 1); }), "field 'vocab.path': /nonexistent/v.gguf does not exist");
 }
 
 TEST(SynthProfileErrors, BadYamlAndBadOverrides) {
@@ -110,25 +100,13 @@ TEST(SynthProfileErrors, BadYamlAndBadOverrides) {
 }
 
 TEST(SynthProfileErrors, MissingFileIsNamed) {
-  std::string err;
-  try {
-    pfx::synth::load_profile("/nonexistent/profile.yaml");
-  } catch (const pfx::Error& e) {
-    err = e.what();
-  }
-  EXPECT_NE(err.find("/nonexistent/profile.yaml: cannot open the profile"), std::string::npos) << err;
+  EXPECT_ERROR(pfx::test::error_of([&] { pfx::synth::load_profile("/nonexistent/profile.yaml"); }), "/nonexistent/profile.yaml: cannot open the profile");
 }
 
 TEST(SynthProfileErrors, EditedProfilesAreRevalidatedBeforeWriting) {
   pfx::synth::SynthProfile p = parse_profile(kGood, "good.yaml");
   p.n_ff = 100;
-  std::string err;
-  try {
-    pfx::synth::write_synthetic_model(p, "/tmp/never-written.gguf", 1);
-  } catch (const pfx::Error& e) {
-    err = e.what();
-  }
-  EXPECT_NE(err.find("row length 100"), std::string::npos) << err;
+  EXPECT_ERROR(pfx::test::error_of([&] { pfx::synth::write_synthetic_model(p, "/tmp/never-written.gguf", 1); }), "row length 100");
 }
 
 }  // namespace

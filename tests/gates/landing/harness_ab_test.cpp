@@ -12,6 +12,7 @@
 #include "ab/ab_judge.h"
 #include "landing/harness.h"
 #include "util/error.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace pfx::gates;
@@ -44,16 +45,8 @@ Build build(const std::string& label, const fs::path& dir, const std::string& sh
   return b;
 }
 
-class Harness : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("pfx-harness-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
-};
+// Each test in a fresh folder, root_.
+class Harness : public pfx::test::TempDirTest {};
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "report/ledger.h"
 #include "suite/suite_judge.h"
 #include "util/error.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace pfx::gates;
@@ -40,12 +41,9 @@ gates:
 waivers: []
 )";
 
-class Import : public ::testing::Test {
+class Import : public pfx::test::TempDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("pfx-import-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     reports_ = root_ / "reports";
     results_ = root_ / "results";
     fs::create_directories(results_);
@@ -87,7 +85,6 @@ class Import : public ::testing::Test {
     rec.id = ledger.reserve(rec.candidate_id);
     ledger.append(rec);
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // A result bound the way a landing on the report's builds and profile binds it.
   json bound(const std::string& gate, const std::string& status) const {
@@ -123,7 +120,7 @@ class Import : public ::testing::Test {
     return *g;
   }
 
-  fs::path root_, reports_, results_;
+  fs::path reports_, results_;
   GateProfile profile_;
 };
 

@@ -16,9 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-std::string why(const ProcessResult& p) { return "exit " + p.describe() + "\nstdout:\n" + p.out + "\nstderr tail:\n" + p.tail(30); }
-
 // base, then `before` harmless commits, the planted one, `after` harmless ones; returns the planted SHA.
 std::string plant(const ThrowawayRepo& repo, const json& misbehaviour, int before, int after) {
   for (int i = 0; i < before; ++i) repo.commit("harmless change " + std::to_string(i));

@@ -13,17 +13,17 @@ using namespace pfx;
 using namespace pfx::gates;
 
 namespace {
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-std::string why(const ProcessResult& p) { return "exit " + p.describe() + "\nstdout:\n" + p.out + "\nstderr:\n" + p.err; }
+// Unlike why(): the whole of stderr.
+std::string why_all(const ProcessResult& p) { return "exit " + p.describe() + "\nstdout:\n" + p.out + "\nstderr:\n" + p.err; }
 }  // namespace
 
 TEST(LandingCli, VersionPlainAndJson) {
   ThrowawayRepo repo("cli-version");
   const auto plain = repo.landing({"--version"});
-  ASSERT_EQ(plain.exit_code, 0) << why(plain);
+  ASSERT_EQ(plain.exit_code, 0) << why_all(plain);
   EXPECT_TRUE(has(plain.out, "landing ")) << plain.out;
   const auto j = repo.landing({"--version", "--json"});
-  ASSERT_EQ(j.exit_code, 0) << why(j);
+  ASSERT_EQ(j.exit_code, 0) << why_all(j);
   const auto v = nlohmann::json::parse(j.out);
   EXPECT_EQ(v["name"], "landing");
   EXPECT_FALSE(v["commit"].get<std::string>().empty());
@@ -37,7 +37,7 @@ TEST(LandingCli, EachSubcommandHelpListsOnlyItsOptionsAndTheExitTable) {
   for (const char* code : {"0  OK", "1  FAIL", "2  INCOMPLETE", "3  UNAVAILABLE", "4  USAGE", "5  ERROR"})
     EXPECT_TRUE(has(top.out, code)) << code << "\n" << top.out;
   const auto run = repo.landing({"run", "--help"});
-  ASSERT_EQ(run.exit_code, 0) << why(run);
+  ASSERT_EQ(run.exit_code, 0) << why_all(run);
   EXPECT_TRUE(has(run.out, "usage: landing run"));
   EXPECT_TRUE(has(run.out, "--baseline"));
   EXPECT_FALSE(has(run.out, "--into")) << "import's option in run's help";
@@ -51,14 +51,14 @@ TEST(LandingCli, EachSubcommandHelpListsOnlyItsOptionsAndTheExitTable) {
   EXPECT_TRUE(has(gate.out, "--baseline-build")) << gate.out;
   // Another subcommand's option is an unknown option here.
   const auto wrong = repo.landing({"run", "--baseline", "HEAD", "--candidate", "HEAD", "--into", "x"});
-  EXPECT_EQ(wrong.exit_code, 4) << why(wrong);
+  EXPECT_EQ(wrong.exit_code, 4) << why_all(wrong);
   EXPECT_TRUE(has(wrong.err, "--into")) << wrong.err;
 }
 
 TEST(LandingCli, BadArgumentsAreRefusedBeforeAnythingIsBuilt) {
   ThrowawayRepo repo("cli-validate");
   const auto nosuch = repo.landing({"gate", "nosuch", "--baseline", "HEAD", "--candidate", "HEAD", "--gates", "landing.yaml"});
-  EXPECT_EQ(nosuch.exit_code, 4) << why(nosuch);
+  EXPECT_EQ(nosuch.exit_code, 4) << why_all(nosuch);
   EXPECT_TRUE(has(nosuch.err, "unknown gate 'nosuch'")) << nosuch.err;
   EXPECT_TRUE(has(nosuch.err, "parity")) << "names what it expected: " << nosuch.err;
   EXPECT_FALSE(fs::exists(repo.dir() / ".landing" / "build")) << "built before refusing";
@@ -70,7 +70,7 @@ TEST(LandingCli, BadArgumentsAreRefusedBeforeAnythingIsBuilt) {
   // The suite's GPU-host share: suite only, plain labels only (they become a ctest regex).
   EXPECT_EQ(repo.landing({"gate", "parity", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu"}).exit_code, 4);
   const auto bad_label = repo.landing({"gate", "suite", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu|.*"});
-  EXPECT_EQ(bad_label.exit_code, 4) << why(bad_label);
+  EXPECT_EQ(bad_label.exit_code, 4) << why_all(bad_label);
   EXPECT_TRUE(has(bad_label.err, "--suite-labels: expected CTest labels")) << bad_label.err;
   EXPECT_EQ(repo.landing({"run", "--baseline", "HEAD", "--candidate", "HEAD", "--suite-labels", "gpu"}).exit_code, 4);
   EXPECT_EQ(repo.landing({"report"}).exit_code, 4);
@@ -83,11 +83,11 @@ TEST(LandingCli, SameBaselineAndCandidateIsWarnedAbout) {
   repo.behave({{"cuda", false}});
   repo.commit("no GPU");
   const auto p = repo.landing({"gate", "ptxas", "--baseline", "HEAD", "--candidate", "WORKTREE", "--gates", "landing.yaml", "--quiet"});
-  ASSERT_EQ(p.exit_code, 0) << why(p);
+  ASSERT_EQ(p.exit_code, 0) << why_all(p);
   EXPECT_TRUE(has(p.err, "warning: the baseline and the candidate are the same")) << p.err;
   repo.write("new.txt", "an uncommitted change\n");
   const auto q = repo.landing({"gate", "ptxas", "--baseline", "HEAD", "--candidate", "WORKTREE", "--gates", "landing.yaml", "--quiet"});
-  ASSERT_EQ(q.exit_code, 0) << why(q);
+  ASSERT_EQ(q.exit_code, 0) << why_all(q);
   EXPECT_FALSE(has(q.err, "are the same")) << q.err;
 }
 

@@ -16,14 +16,12 @@ using namespace pfx::gates;
 using nlohmann::json;
 
 namespace {
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 // By value: callers often pass a temporary record.
 GateResult gate(const LandingRecord& r, const std::string& name) {
   const GateResult* g = r.gate(name);
   if (!g) throw std::runtime_error("no result for gate " + name);
   return *g;
 }
-std::string why(const ProcessResult& p) { return "exit " + p.describe() + "\nstdout:\n" + p.out + "\nstderr tail:\n" + p.tail(30); }
 }  // namespace
 
 TEST(LandingE2E, AaOnIdenticalBuildsSaysNoChangeAndLedgerLinks) {

@@ -42,3 +42,9 @@ class ThrowawayRepo {
 };
 
 std::string slurp(const std::filesystem::path& p);
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+// A landing run's exit, stdout and the last 30 lines of stderr, for an assertion's message.
+inline std::string why(const pfx::ProcessResult& p) {
+  return "exit " + p.describe() + "\nstdout:\n" + p.out + "\nstderr tail:\n" + p.tail(30);
+}

@@ -13,6 +13,7 @@
 #include "logits/residual_diff.h"
 #include "util/error.h"
 #include "util/npy.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace pfx::gates;
@@ -23,16 +24,12 @@ constexpr int kLayers = 6;
 constexpr int64_t kTokens = 3, kEmbd = 8;
 
 // A fresh folder per test, removed afterwards.
-class ResidualDiffTest : public ::testing::Test {
+class ResidualDiffTest : public pfx::test::TempDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("pfx-residual-diff-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     fs::create_directories(root_ / "fast");
     fs::create_directories(root_ / "generic");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // The residual of layer `layer`: smooth values of magnitude ~layer+1, the same in every dump.
   static std::vector<float> residual(int layer) {
@@ -58,7 +55,6 @@ class ResidualDiffTest : public ::testing::Test {
     }
     return "(no error)";
   }
-  fs::path root_;
 };
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

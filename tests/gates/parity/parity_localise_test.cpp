@@ -15,6 +15,7 @@
 
 #include "run/gate_context.h"
 #include "parity/parity_gate.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace pfx::gates;
@@ -29,18 +30,14 @@ const char* const kTwoCases = R"(
       - {name: ids, model: m, tokens: [1, 5, 9, 11]})";
 
 // One fake engine install (the script, its behaviour, a model file) in a fresh folder.
-class ParityLocaliseTest : public ::testing::Test {
+class ParityLocaliseTest : public pfx::test::TempDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("pfx-parity-localise-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     fs::create_directories(root_ / "bin");
     fs::copy_file(PFX_FAKE_PREFILL, root_ / "bin" / "prefill");
     fs::permissions(root_ / "bin" / "prefill", fs::perms::owner_all, fs::perm_options::replace);
     std::ofstream(root_ / "model.gguf") << "not a real model: the fake engine only checks it exists\n";
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   GateResult run(const json& behaviour, const std::string& cases = kTwoCases, const std::string& settings = "") {
     std::ofstream(root_ / "bin" / "behaviour.json") << behaviour.dump();
@@ -64,7 +61,6 @@ class ParityLocaliseTest : public ::testing::Test {
     for (std::string line; std::getline(in, line);) n += has(line, "\"--dump-residual\"");
     return n;
   }
-  fs::path root_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "report/ledger.h"
 #include "report/markdown.h"
 #include "sample_record.h"
+#include "temp_dir.h"
 
 using namespace pfx;
 using namespace pfx::gates;
@@ -74,31 +75,20 @@ TEST(HostileReport, NoControlBytesInAnyRendering) {
   EXPECT_NE(md.find("\\| evil<br>line"), std::string::npos) << md;
   EXPECT_EQ(md.find("\nline"), std::string::npos);
 
-  const fs::path dir = fs::temp_directory_path() / ("pfx-hostile-index-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  {
-    Ledger ledger(dir);
-    LandingRecord rec = r;
-    rec.id = ledger.reserve("abcdef0");
-    ledger.append(rec);
-  }
+  const pfx::test::TempDir tmp("hostile_index");
+  const fs::path& dir = tmp.path();
+  append_to_ledger(dir, r);
   const std::string index = slurp(dir / "index.md");
   EXPECT_EQ(first_control(index), "") << index;
   EXPECT_NE(index.find("(main\\x1b[2J\\x1b]0;owned\\x07 \\| evil<br>line)"), std::string::npos) << index;
-  fs::remove_all(dir);
 }
 
 // A full disk while `landing report` re-renders: the exit code says so, and landing.json,
 // landing.md and the index are byte for byte what they were.
 TEST(HostileReport, FullDiskKeepsTheOldReport) {
-  const fs::path dir = fs::temp_directory_path() / ("pfx-full-disk-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  {
-    Ledger ledger(dir);
-    LandingRecord rec = sample_record();
-    rec.id = ledger.reserve("abcdef0");
-    ledger.append(rec);
-  }
+  const pfx::test::TempDir tmp("full_disk");
+  const fs::path& dir = tmp.path();
+  append_to_ledger(dir, sample_record());
   const std::vector<fs::path> files = {dir / "abcdef0" / "landing.json", dir / "abcdef0" / "landing.md", dir / "abcdef0" / "landing.html",
                                        dir / "index.json", dir / "index.md"};
   std::vector<std::string> before;
@@ -122,5 +112,4 @@ TEST(HostileReport, FullDiskKeepsTheOldReport) {
   spec.argv = {PFX_LANDING_EXE, "report", "abcdef0", "--out", dir.string()};
   const ProcessResult ok = run_process(spec);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  fs::remove_all(dir);
 }

@@ -1,8 +1,11 @@
 // See sample_record.h.
 #include "sample_record.h"
 
+#include <gtest/gtest.h>
+
 #include "ab/ab_report.h"
 #include "ptxas/ptxas_gate.h"
+#include "report/ledger.h"
 #include "suite/suite_gate.h"
 #include "timing/timing_report.h"
 
@@ -122,4 +125,15 @@ LandingRecord sample_record() {
   r.put(ab);
   r.recompute_verdict();
   return r;
+}
+
+void append_to_ledger(const std::filesystem::path& dir, LandingRecord rec) {
+  Ledger ledger(dir);
+  rec.id = ledger.reserve("abcdef0");
+  ledger.append(rec);
+}
+
+void expect_self_contained(const std::string& html) {
+  for (const char* outside : {"http://", "https://", "<link", "src="})
+    EXPECT_EQ(html.find(outside), std::string::npos) << "the page loads from outside: " << outside;
 }

@@ -24,14 +24,19 @@ const json* row(const json& rows, const std::string& key) {
     if (r["key"] == key) return &r;
   return nullptr;
 }
+// The timing gate's result for model "toy" (512 tokens) over these repetitions' diffs.
+GateResult judged(const std::vector<pfx::trace::TraceDiff>& repetitions, const TimingSettings& settings = {}) {
+  GateResult r;
+  r.gate = "timing";
+  judge_timing_model(r, "toy", repetitions, settings, 512);
+  settle_from_checks(r);
+  return r;
+}
 }  // namespace
 
 TEST(TimingGate, PerKernelAndPerRoleDeltasFromRecordedTraces) {
   const auto d = pfx::trace::diff_summaries(load("engine_a.trace.json"), load("engine_b.trace.json"));
-  GateResult r;
-  r.gate = "timing";
-  judge_timing_model(r, "toy", {d, d, d, d, d}, TimingSettings{}, 512);
-  settle_from_checks(r);
+  GateResult r = judged(std::vector<pfx::trace::TraceDiff>(5, d));
   EXPECT_EQ(r.status, Status::Pass);
   const auto& m = r.details["models"][0];
   EXPECT_TRUE(m["per_pass"].get<bool>());
@@ -59,10 +64,7 @@ TEST(TimingGate, RoleBudgetFailsOnTheIntervalBound) {
   TimingSettings tight, generous;
   tight.role_budgets = json::parse(R"([{"role":"attn_v","max_regression_pct":5}])");
   generous.role_budgets = json::parse(R"([{"role":"attn*","max_regression_pct":50}])");
-  GateResult r;
-  r.gate = "timing";
-  judge_timing_model(r, "toy", {slower, slower, slower, slower, slower}, tight, 512);
-  settle_from_checks(r);
+  GateResult r = judged(std::vector<pfx::trace::TraceDiff>(5, slower), tight);
   EXPECT_EQ(r.status, Status::Fail);
   bool found = false;
   for (const auto& c : r.checks)
@@ -73,24 +75,15 @@ TEST(TimingGate, RoleBudgetFailsOnTheIntervalBound) {
     }
   EXPECT_TRUE(found);
   // A generous budget passes; an empty trace pair checks nothing and fails.
-  GateResult ok;
-  ok.gate = "timing";
-  judge_timing_model(ok, "toy", {slower, slower, slower, slower, slower}, generous, 512);
-  settle_from_checks(ok);
+  GateResult ok = judged(std::vector<pfx::trace::TraceDiff>(5, slower), generous);
   EXPECT_EQ(ok.status, Status::Pass);
-  GateResult none;
-  none.gate = "timing";
-  judge_timing_model(none, "toy", {}, TimingSettings{}, 512);
-  settle_from_checks(none);
+  GateResult none = judged({});
   EXPECT_EQ(none.status, Status::Fail);
 }
 
 TEST(TimingGate, SameBuildTwiceIsNoSignificantChange) {
   const auto same = pfx::trace::diff_summaries(load("engine_a.trace.json"), load("engine_a.trace.json"));
-  GateResult r;
-  r.gate = "timing";
-  judge_timing_model(r, "toy", {same, same, same, same, same}, TimingSettings{}, 512);
-  settle_from_checks(r);
+  GateResult r = judged(std::vector<pfx::trace::TraceDiff>(5, same));
   EXPECT_EQ(r.status, Status::Pass);
   EXPECT_TRUE(r.details["models"][0]["movers"].empty());
   EXPECT_NE(r.details["models"][0]["evidence"].get<std::string>().find("no significant change"), std::string::npos);

@@ -9,6 +9,7 @@
 #include "trace/assemble.h"
 #include "trace/range_tracker.h"
 #include "trace/roles.h"
+#include "trace_test_util.h"
 
 namespace pfx::trace {
 namespace {
@@ -177,13 +178,7 @@ struct JournalBuilder {
   }
 };
 
-const TraceKernel& kernel_named(const Trace& t, const std::string& name) {
-  for (const auto& k : t.kernels)
-    if (k.name == name) return k;
-  ADD_FAILURE() << "no kernel " << name;
-  static TraceKernel none;
-  return none;
-}
+const TraceKernel& kernel_named(const Trace& t, const std::string& name) { return testing::first_named(t.kernels, name, "kernel"); }
 
 TEST(Assemble, AttributesKernelsAndKeepsEmptyAndOpenRanges) {
   JournalBuilder jb;

@@ -30,19 +30,22 @@ int kerneltrace(const std::string& args) {
 
 std::string program(const std::string& mode) { return "'" + nvtx_program() + "' " + mode; }
 
-const TraceRange& range_named(const Trace& t, const std::string& name) {
-  for (const auto& r : t.ranges)
-    if (r.name == name) return r;
-  ADD_FAILURE() << "no range named " << name;
-  static TraceRange none;
-  return none;
+const TraceRange& range_named(const Trace& t, const std::string& name) { return testing::first_named(t.ranges, name, "range named"); }
+
+// The trace of the test program run in `mode` under `kerneltrace FLAGS`, which must exit with
+// `exit_code` (a test failure otherwise).
+Trace traced(const std::string& flags, const std::string& mode, int exit_code) {
+  ScratchDir dir;
+  const auto out = dir / "t.json";
+  EXPECT_EQ(kerneltrace(flags + "-o '" + out.string() + "' -- " + program(mode)), exit_code) << flags << mode;
+  return load_trace(out);
 }
 
 TEST(NvtxInjection, RecordsRangesNestingThreadsAndPayloads) {
   ScratchDir dir;
   const auto out = dir / "t.json";
   ASSERT_EQ(kerneltrace("-o '" + out.string() + "' -- " + program("normal")), kTraceOk);
-  Trace t = load_trace(out);
+  const Trace t = load_trace(out);
   EXPECT_TRUE(t.complete);
   EXPECT_TRUE(t.kernels.empty());
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".journal")) << "journal removed after a clean exit";
@@ -82,20 +85,14 @@ TEST(NvtxInjection, RecordsRangesNestingThreadsAndPayloads) {
 }
 
 TEST(NvtxInjection, ExitFromAnotherThreadStillWritesTheTrace) {
-  ScratchDir dir;
-  const auto out = dir / "t.json";
-  EXPECT_EQ(kerneltrace("-o '" + out.string() + "' -- " + program("thread-exit")), kTraceProgramFailed);
-  Trace t = load_trace(out);
+  const Trace t = traced("", "thread-exit", kTraceProgramFailed);
   EXPECT_TRUE(t.complete);
   EXPECT_FALSE(range_named(t, "in_main").end_ns);
   EXPECT_FALSE(range_named(t, "in_thread").end_ns);
 }
 
 TEST(NvtxInjection, KilledProgramKeepsWhatWasFlushed) {
-  ScratchDir dir;
-  const auto out = dir / "t.json";
-  EXPECT_EQ(kerneltrace("--flush-ms 20 -o '" + out.string() + "' -- " + program("crash")), kTraceProgramFailed);
-  Trace t = load_trace(out);
+  const Trace t = traced("--flush-ms 20 ", "crash", kTraceProgramFailed);
   EXPECT_FALSE(t.complete);
   EXPECT_TRUE(range_named(t, "before_crash").end_ns);
   EXPECT_FALSE(range_named(t, "open_at_crash").end_ns);
@@ -104,10 +101,7 @@ TEST(NvtxInjection, KilledProgramKeepsWhatWasFlushed) {
 TEST(NvtxInjection, KilledProgramWithoutFlushPeriodLosesItsPendingRanges) {
   // The documented guarantee: without --flush-ms and without a CUPTI buffer completing, nothing
   // after the journal header reaches the disk before a SIGKILL.
-  ScratchDir dir;
-  const auto out = dir / "t.json";
-  EXPECT_EQ(kerneltrace("-o '" + out.string() + "' -- " + program("crash")), kTraceProgramFailed);
-  Trace t = load_trace(out);
+  const Trace t = traced("", "crash", kTraceProgramFailed);
   EXPECT_FALSE(t.complete);
   EXPECT_TRUE(t.ranges.empty());
 }

@@ -7,32 +7,28 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "temp_dir.h"
+#include "trace/trace_model.h"
 
 namespace pfx::trace::testing {
 
 // A fresh directory under the system temp dir, removed when the test ends.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("kerneltrace_") + (info ? info->test_suite_name() : "x") + "_" +
-                       (info ? info->name() : "y") + "_" + std::to_string(::getpid());
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;  // owns the directory
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
+struct ScratchDir : pfx::test::TempDir {
+  ScratchDir() : TempDir("kerneltrace") {}
 };
+
+// The first of a trace's kernels or ranges named `name`; a test failure (and an empty record)
+// where there is none, `what` naming what was looked for ("kernel").
+template <class Record>
+const Record& first_named(const std::vector<Record>& records, const std::string& name, const char* what) {
+  for (const auto& r : records)
+    if (r.name == name) return r;
+  ADD_FAILURE() << "no " << what << " " << name;
+  static Record none;
+  return none;
+}
 
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
