@@ -8,13 +8,12 @@ const char* fast_gemm_name(FastGemm v) {
   switch (v) {
     case FastGemm::Pipelined: return "pipelined";
     case FastGemm::Fused: return "fused";
-    case FastGemm::Staged: return "staged";
   }
   return "unknown";
 }
 
 const std::vector<FastGemm>& fast_gemm_variants() {
-  static const std::vector<FastGemm> all = {FastGemm::Pipelined, FastGemm::Fused, FastGemm::Staged};
+  static const std::vector<FastGemm> all = {FastGemm::Pipelined, FastGemm::Fused};
   return all;
 }
 

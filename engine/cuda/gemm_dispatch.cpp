@@ -175,15 +175,11 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
     note_fallback(w.name + " (T=" + std::to_string(T) + "): not repacked for the fused GEMM");
     return run_generic(w, x16, T, y, e);
   }
+  // What is left on the fast path is decode (T <= kGemvMaxT): gemv_fast on the raw blocks.
   if (fast_) {
-    const bool decode = T <= kernels::kGemvMaxT;  // gemv_fast takes q5_K too
-    const std::string why = decode ? kernels::gemv_fast_unsupported_reason(view(w), T)
-                                   : kernels::gemm_fast_unsupported_reason(view(w), T);
+    const std::string why = kernels::gemv_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
-      if (decode)
-        kernels::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
-      else
-        kernels::gemm_fast(view(w), x16, T, y, to_fast(e), stream_);
+      kernels::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
       return;
     }
     note_fallback(w.name + " (T=" + std::to_string(T) + "): " + why);
@@ -191,23 +187,13 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
   run_generic(w, x16, T, y, e);
 }
 
-bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up,
+bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& /*up: packed with gate*/,
                               const uint16_t* x16, int T, uint16_t* a16) {
-  if (!fast_ || variant_ == FastGemm::Pipelined) return false;
-  if (variant_ == FastGemm::Fused) {
-    const auto it = packed_swiglu_.find(&gate);
-    if (T <= kernels::kGemvMaxT || it == packed_swiglu_.end()) return false;  // decode, or not interleaved: unfused
-    NvtxRange r(range, 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols);
-    kernels::gemm_ws_swiglu({it->second.as(), gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
-    return true;
-  }
-  const std::string why = kernels::gemm_fast_swiglu_unsupported_reason(view(gate), view(up), T);
-  if (!why.empty()) {
-    note_fallback(range + " (T=" + std::to_string(T) + "): " + why);
-    return false;
-  }
+  if (!fast_ || variant_ != FastGemm::Fused) return false;
+  const auto it = packed_swiglu_.find(&gate);
+  if (T <= kernels::kGemvMaxT || it == packed_swiglu_.end()) return false;  // decode, or not interleaved: unfused
   NvtxRange r(range, 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols);
-  kernels::gemm_fast_swiglu(view(gate), view(up), x16, T, a16, stream_);
+  kernels::gemm_ws_swiglu({it->second.as(), gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
   return true;
 }
 

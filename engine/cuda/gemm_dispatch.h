@@ -9,8 +9,6 @@
 //   Fast, prefill, variant "fused" (the default, kDefaultFastGemm): kernels/gemm_ws.h on weights
 //     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
 //     and the SwiGLU epilogue.
-//   Fast, prefill, variant "staged": the fused quantized kernels of kernels/gemm_fast.h (raw
-//     blocks → exact fp16 in shared memory → wgmma), on the GGUF blocks as loaded.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
 //   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
