@@ -1,7 +1,7 @@
 // Host side of the warp-specialized fused GEMM (kernels/gemm_ws.h): precondition checks with
 // reasons, the repack, the per-shape choice of the token tile, and the entry points. Kernels:
-// kernels/gemm_ws_kernel.cuh, instantiated per weight type in gemm_ws_q4k.cu / _q6k.cu /
-// _q8_0.cu / _f16.cu.
+// kernels/gemm_ws_kernel.cuh, instantiated per weight type in gemm_ws_q4k.cu / _q5k.cu /
+// _q6k.cu / _q8_0.cu / _f16.cu.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -22,6 +22,7 @@ using quant::Type;
 const detail::WsTypeEntry* type_entry(uint32_t t) {
   switch (static_cast<Type>(t)) {
     case Type::Q4_K: return &detail::ws_type_q4k();
+    case Type::Q5_K: return &detail::ws_type_q5k();
     case Type::Q6_K: return &detail::ws_type_q6k();
     case Type::Q8_0: return &detail::ws_type_q8_0();
     case Type::F16: return &detail::ws_type_f16();
@@ -82,7 +83,7 @@ const detail::WsVariantEntry& variant_or_fail(uint32_t type, int v, const char* 
 
 std::string gemm_ws_unsupported_reason(uint32_t ggml_type, int64_t rows, int64_t cols) {
   const detail::WsTypeEntry* e = type_entry(ggml_type);
-  if (e == nullptr) return "weight type " + quant::describe_type_id(ggml_type) + " has no gemm_ws kernel (q4_K, q6_K, q8_0, f16)";
+  if (e == nullptr) return "weight type " + quant::describe_type_id(ggml_type) + " has no gemm_ws kernel (q4_K, q5_K, q6_K, q8_0, f16)";
   const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
   if (rows < 64 || rows % 64 != 0) return shape + ": rows must be a positive multiple of 64";
   if (cols < e->group_k || cols % e->group_k != 0)
@@ -119,10 +120,11 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
     for (const auto& e : entry_or_fail(t, "gemm_ws_variants").variants) v.push_back(e.info);
     return v;
   };
-  static const std::vector<WsVariantInfo> q4 = build(dev::kWsQ4K), q6 = build(dev::kWsQ6K), q8 = build(dev::kWsQ8_0),
-                                          f16 = build(dev::kWsF16);
+  static const std::vector<WsVariantInfo> q4 = build(dev::kWsQ4K), q5 = build(dev::kWsQ5K), q6 = build(dev::kWsQ6K),
+                                          q8 = build(dev::kWsQ8_0), f16 = build(dev::kWsF16);
   switch (static_cast<Type>(ggml_type)) {
     case Type::Q4_K: return q4;
+    case Type::Q5_K: return q5;
     case Type::Q6_K: return q6;
     case Type::Q8_0: return q8;
     case Type::F16: return f16;

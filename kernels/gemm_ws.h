@@ -5,7 +5,7 @@
 // Same arithmetic contract as kernels/gemm_fast.h: bit-identical fp16 weights, bitwise equal to
 // cuBLAS on the generic path's dequantized weights.
 //
-// Types: q4_K, q6_K, q8_0, f16; rows a multiple of 64 (SwiGLU: of 8), cols a multiple of the
+// Types: q4_K, q5_K, q6_K, q8_0, f16; rows a multiple of 64 (SwiGLU: of 8), cols a multiple of the
 // type's group (256 for the K-quants, 64 otherwise). Any T >= 1.
 // Plain C++: the engine includes this header and nothing from the device side.
 #pragma once

@@ -1,5 +1,5 @@
 // Internals shared by the gemm_ws translation units (gemm_ws.cu: host API and dispatch;
-// gemm_ws_q4k.cu / _q6k.cu / _q8_0.cu / _f16.cu: kernel instantiations per weight type). Plain C++.
+// gemm_ws_q4k.cu / _q5k.cu / _q6k.cu / _q8_0.cu / _f16.cu: kernel instantiations per weight type). Plain C++.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -36,6 +36,7 @@ struct WsTypeEntry {
 };
 
 const WsTypeEntry& ws_type_q4k();
+const WsTypeEntry& ws_type_q5k();
 const WsTypeEntry& ws_type_q6k();
 const WsTypeEntry& ws_type_q8_0();
 const WsTypeEntry& ws_type_f16();

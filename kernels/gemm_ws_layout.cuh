@@ -1,14 +1,14 @@
 // Weight layout of the warp-specialized fused GEMM (kernels/gemm_ws.h): a load-time repack of a
-// q4_K / q6_K / q8_0 / f16 matrix that keeps every bit of its GGUF blocks (reordered; q4_K's
-// 6-bit scales and mins each get a byte of their own) so that a consumer thread's A fragments of a
-// 64-wide k-tile come from one or two 16-byte shared-memory loads, plus its rows' scales; and the
-// exact decoders from those words to the fragments. __host__ __device__ throughout: the host
-// tests run this very code against quant::dequantize_row.
+// q4_K / q5_K / q6_K / q8_0 / f16 matrix that keeps every bit of its GGUF blocks (reordered; the
+// 6-bit scales and mins of q4_K and q5_K each get a byte of their own) so that a consumer thread's
+// A fragments of a 64-wide k-tile come from one or two 16-byte shared-memory loads (q5_K: and one
+// 4-byte load), plus its rows' scales; and the exact decoders from those words to the fragments.
+// __host__ __device__ throughout: the host tests run this very code against quant::dequantize_row.
 //
 // Geometry. The CTA's M side is 128 weight rows = two 64-row panels, one per consumer warpgroup;
 // thread t (0..127) of a warpgroup holds, per 16-wide k step s of a k-tile, the wgmma A fragment
 // of rows ws_row(t, 0|1) at k = ws_k(t, s, e) (e = 0..3; kernels/ptx.cuh gives the fragment).
-// Rows are padded with zeros to a multiple of 128. K is cut into groups (q4_K/q6_K: a 256-wide
+// Rows are padded with zeros to a multiple of 128. K is cut into groups (K-quants: a 256-wide
 // super-block = 4 k-tiles; q8_0/f16: one 64-wide k-tile). For panel pair P and group G the
 // repacked bytes are one contiguous chunk:
 //   [k-tile 0: quants of panel 0 (kQuantBytes), of panel 1] ... [k-tile kTiles-1: ...]
@@ -18,6 +18,8 @@
 //
 // Per panel and k-tile, the quants of thread t (w = t / 32, g = lane / 4, c = lane % 4):
 //  q4_K  16 B at 16t: word s = step s; byte b: low nibble = q(row 0, e = b), high = q(row 1, b).
+//  q5_K  16 B at 16t: the low 4 bits of q, as q4_K; 4 B at 2048 + 4t: byte b, bit 2s + h = the
+//        fifth bit (q >> 4) of (row half h, step s) at e = b.
 //  q6_K  16 B at 16t: the low 4 bits of q, as q4_K; 8 B at 2048 + 8t: word h = steps 2h, 2h+1;
 //        byte b: bits 0-1 / 2-3 / 4-5 / 6-7 = q >> 4 of (row 0, step 2h), (row 1, 2h), (row 0, 2h+1),
 //        (row 1, 2h+1) at e = b.
@@ -27,6 +29,7 @@
 // Scales per panel, rows r = 0..63 of the panel:
 //  q4_K  20 B at 20r: d, dmin (fp16 bits as in the block), then for k-tile j of the super-block
 //        the bytes sc(2j), m(2j), sc(2j+1), m(2j+1) (ggml's get_scale_min_k4 values, 0..63).
+//  q5_K  as q4_K (the same d, dmin and 12 scale bytes lead both blocks).
 //  q6_K  16 B at 16r: the int8 scales in k order (the scale of k 16u .. 16u+15 of the super-block
 //        at byte u), then d (fp16) at 1024 + 2r.
 //  q8_0  4 B at 4r: d of the k-tile's two 32-blocks.
@@ -35,6 +38,7 @@
 // fp32 value, every fp32 step rounded where ggml rounds it (the _rn helpers), signed zeros
 // included:
 //  q4_K  y = fma(q, d·sc, −dmin·m): q·(d·sc) is exact, so the one rounding is ggml's subtraction;
+//  q5_K  the same with q = 0..31: d·sc has at most 17 significant bits, q·(d·sc) at most 22 (exact);
 //  q6_K  y = (d·sc)·(q − 32), exact in fp32 (≤ 23 significant bits), rounded once to fp16;
 //  q8_0  y = fp16_rn(q·d) as one half2 multiply (q·d is exact in fp32);
 //  f16   the bits as stored.
@@ -47,8 +51,9 @@
 namespace pfx::kernels::dev {
 
 // The weight types, as ggml type ids (base/quant/types.h): the template argument of everything here.
-inline constexpr int kWsQ4K = static_cast<int>(quant::Type::Q4_K), kWsQ6K = static_cast<int>(quant::Type::Q6_K),
-                     kWsQ8_0 = static_cast<int>(quant::Type::Q8_0), kWsF16 = static_cast<int>(quant::Type::F16);
+inline constexpr int kWsQ4K = static_cast<int>(quant::Type::Q4_K), kWsQ5K = static_cast<int>(quant::Type::Q5_K),
+                     kWsQ6K = static_cast<int>(quant::Type::Q6_K), kWsQ8_0 = static_cast<int>(quant::Type::Q8_0),
+                     kWsF16 = static_cast<int>(quant::Type::F16);
 
 // Row (within the warpgroup's 64-row panel) and k (within the 64-wide k-tile) of element e
 // (0..3) of thread t's A fragment at step s; half 0/1 = fragment rows g / g+8.
@@ -68,8 +73,17 @@ struct WsSourceQ4K {
     const uint8_t byte = blk[16 + 32 * (i >> 6) + (i & 31)];
     return ((i >> 5) & 1) ? byte >> 4 : byte & 15;
   }
-  // ggml's get_scale_min_k4 for sub-block j (0..7) of the super-block at `blk`.
-  PFX_HD static void scale_min(const uint8_t* blk, int j, int& sc, int& m) { scale_min_k4(j, blk + 4, sc, m); }
+};
+// q5_K: q4_K's nibbles (at byte 48) plus bit 2·chunk + high of qh[l] (at byte 16) as bit 4,
+// kernels/dequant_decode.cuh's DecodeK4<BlockQ5_K> element for element.
+struct WsSourceQ5K {
+  PFX_HD static int q(const uint8_t* row, int64_t k) {  // 0..31
+    const uint8_t* blk = row + (k >> 8) * 176;
+    const int i = static_cast<int>(k & 255), sub = i >> 5, l = i & 31;
+    const uint8_t byte = blk[48 + 32 * (i >> 6) + l];
+    const int lo = (sub & 1) ? byte >> 4 : byte & 15;
+    return lo | (((blk[16 + l] >> sub) & 1) << 4);
+  }
 };
 struct WsSourceQ6K {
   PFX_HD static int q(const uint8_t* row, int64_t k) {  // 0..63 (ggml subtracts 32)
@@ -101,6 +115,8 @@ template <int kType>
 struct WsLayout;
 template <>
 struct WsLayout<kWsQ4K> : WsShape<256, 4, 2048, 64 * 20, 256, 144> {};
+template <>
+struct WsLayout<kWsQ5K> : WsShape<256, 4, 2560, 64 * 20, 256, 176> {};
 template <>
 struct WsLayout<kWsQ6K> : WsShape<256, 4, 3072, 64 * 18, 256, 210> {};
 template <>
@@ -196,6 +212,25 @@ PFX_HD uint32_t nibble_pair_word(const WsRowSource& src, int64_t r0, int64_t k0,
   }
   return word;
 }
+
+// A word of the scale region of the K4 types (q4_K, q5_K; scale offset `rem` of the group's
+// chunk): 20 B per row, d and dmin, then per k-tile the four sc / m bytes of its two sub-blocks.
+// Both block formats open with d, dmin and ggml's 12 packed scale bytes.
+template <class L>
+PFX_HD uint32_t k4_scale_word(const WsRowSource& src, const Place& p, int rem) {
+  const int panel = rem / L::kScaleBytes, o = rem % L::kScaleBytes;
+  const int r = o / 20, f = (o % 20) / 4;
+  const uint8_t* row = src.row(p.pair * 128 + panel * 64 + r);
+  if (row == nullptr) return 0;
+  const uint8_t* blk = row + p.group * L::kSrcBlockBytes;
+  if (f == 0) return static_cast<uint32_t>(u16(blk)) | (static_cast<uint32_t>(u16(blk + 2)) << 16);
+  const int j = f - 1;
+  int sc0, m0, sc1, m1;
+  scale_min_k4(2 * j, blk + 4, sc0, m0);
+  scale_min_k4(2 * j + 1, blk + 4, sc1, m1);
+  return static_cast<uint32_t>(sc0) | (static_cast<uint32_t>(m0) << 8) | (static_cast<uint32_t>(sc1) << 16) |
+         (static_cast<uint32_t>(m1) << 24);
+}
 }  // namespace ws_detail
 
 template <>
@@ -208,19 +243,29 @@ PFX_HD uint32_t ws_repacked_word_at<kWsQ4K>(const WsRowSource& src, int64_t pair
     return ws_detail::nibble_pair_word(src, q.r0, p.group * L::kGroupK + q.kt * 64, q.o,
                                        [](const uint8_t* row, int64_t k) { return WsSourceQ4K::q(row, k); });
   }
-  const int rem = static_cast<int>(p.in - quant_end);
-  const int panel = rem / L::kScaleBytes, o = rem % L::kScaleBytes;
-  const int r = o / 20, f = (o % 20) / 4;
-  const uint8_t* row = src.row(p.pair * 128 + panel * 64 + r);
-  if (row == nullptr) return 0;
-  const uint8_t* blk = row + p.group * L::kSrcBlockBytes;
-  if (f == 0) return static_cast<uint32_t>(ws_detail::u16(blk)) | (static_cast<uint32_t>(ws_detail::u16(blk + 2)) << 16);
-  const int j = f - 1;
-  int sc0, m0, sc1, m1;
-  WsSourceQ4K::scale_min(blk, 2 * j, sc0, m0);
-  WsSourceQ4K::scale_min(blk, 2 * j + 1, sc1, m1);
-  return static_cast<uint32_t>(sc0) | (static_cast<uint32_t>(m0) << 8) | (static_cast<uint32_t>(sc1) << 16) |
-         (static_cast<uint32_t>(m1) << 24);
+  return ws_detail::k4_scale_word<L>(src, p, static_cast<int>(p.in - quant_end));
+}
+
+template <>
+PFX_HD uint32_t ws_repacked_word_at<kWsQ5K>(const WsRowSource& src, int64_t pair, int64_t group, int in) {
+  using L = WsLayout<kWsQ5K>;
+  const ws_detail::Place p{pair, group, in};
+  const int64_t quant_end = L::kTiles * 2 * L::kQuantBytes;
+  if (p.in >= quant_end) return ws_detail::k4_scale_word<L>(src, p, static_cast<int>(p.in - quant_end));
+  const ws_detail::QuantSpot q = ws_detail::quant_spot<L>(p);
+  const int64_t k0 = p.group * L::kGroupK + q.kt * 64;
+  if (q.o < 2048)  // low nibbles
+    return ws_detail::nibble_pair_word(src, q.r0, k0, q.o,
+                                       [](const uint8_t* row, int64_t k) { return WsSourceQ5K::q(row, k) & 15; });
+  const int t = (q.o - 2048) / 4;  // fifth bits: byte b, bit 2s + h
+  const uint8_t* rows[2] = {src.row(q.r0 + ws_row(t, 0)), src.row(q.r0 + ws_row(t, 1))};
+  uint32_t word = 0;
+  for (int b = 0; b < 4; ++b)
+    for (int s = 0; s < 4; ++s)
+      for (int h = 0; h < 2; ++h)
+        if (rows[h] != nullptr)
+          word |= static_cast<uint32_t>(WsSourceQ5K::q(rows[h], k0 + ws_k(t, s, b)) >> 4) << (8 * b + 2 * s + h);
+  return word;
 }
 
 template <>
@@ -340,7 +385,10 @@ struct WsDecodeQ4K {
   }
   // Four weights of one row: the low nibbles of v's bytes (already shifted) -> two half2 words.
   PFX_HD static void row4(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
-    v &= 0x0F0F0F0Fu;
+    row4_bytes(v & 0x0F0F0F0Fu, d1, m1, e01, e23);
+  }
+  // The same from whole bytes (q5_K's 0..31).
+  PFX_HD static void row4_bytes(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
     float y[4];
 PFX_HD_UNROLL
     for (int b = 0; b < 4; ++b) y[b] = fma_rn(ws_byte_float(v, b), d1, -m1);
@@ -352,6 +400,28 @@ PFX_HD_UNROLL
     const int sb = s >> 1;
     row4(w, d1[0][sb], m1[0][sb], a[0], a[2]);
     row4(w >> 4, d1[1][sb], m1[1][sb], a[1], a[3]);
+  }
+};
+
+// q5_K: q4_K's decode (the same scales) with each quant's fifth bit or'ed into bit 4 of its byte
+// before the byte is read as a float: row half h of step s has its bits at 2s + h of the bytes of
+// `hb`, shifted to bit 4 by a constant per (step, half) once the step loop is unrolled.
+struct WsDecodeQ5K : WsDecodeQ4K {
+  static constexpr int kType = kWsQ5K;
+  uint32_t hb;
+  PFX_HD void load(const uint8_t* quants, const uint8_t* scales, int t, int kt) {
+    WsDecodeQ4K::load(quants, scales, t, kt);
+    hb = *reinterpret_cast<const uint32_t*>(quants + 2048 + 4 * t);
+  }
+  // Bit `from` of each byte of v moved to bit 4 (the other bits are masked off by the caller).
+  PFX_HD static uint32_t to_bit4(uint32_t v, int from) { return from <= 4 ? v << (4 - from) : v >> (from - 4); }
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
+    const int sb = s >> 1;
+    const uint32_t q0 = (w & 0x0F0F0F0Fu) | (to_bit4(hb, 2 * s) & 0x10101010u);
+    const uint32_t q1 = ((w >> 4) & 0x0F0F0F0Fu) | (to_bit4(hb, 2 * s + 1) & 0x10101010u);
+    row4_bytes(q0, d1[0][sb], m1[0][sb], a[0], a[2]);
+    row4_bytes(q1, d1[1][sb], m1[1][sb], a[1], a[3]);
   }
 };
 
@@ -449,6 +519,10 @@ struct WsDecoder;
 template <>
 struct WsDecoder<kWsQ4K> {
   using type = WsDecodeQ4K;
+};
+template <>
+struct WsDecoder<kWsQ5K> {
+  using type = WsDecodeQ5K;
 };
 template <>
 struct WsDecoder<kWsQ6K> {

@@ -1,5 +1,5 @@
 // Reference quantizers following ggml's quantize_row_*_ref (no importance matrix) operation for
-// operation, so the bytes match ggml's: q8_0 = absmax scaling; q4_K = per-sub-block weighted
+// operation, so the bytes match ggml's: q8_0 = absmax scaling; q4_K / q5_K = per-sub-block weighted
 // least-squares scale+min search, then 6-bit quantization of the scales; q6_K = per-sub-block
 // scale search, then 8-bit scales. Built with -ffp-contract=off (no FMA). Each block is
 // independent, so rows can be quantized in parallel.
@@ -66,17 +66,21 @@ inline f32x4 select(i32x4 mask, f32x4 a, f32x4 b) {
 }
 inline f32x4 abs(f32x4 x) { return std::bit_cast<f32x4>(std::bit_cast<i32x4>(x) & 0x7FFFFFFF); }
 
-// ---- q4_K -------------------------------------------------------------------------------
-// ggml's make_qkx2_quants(32, 15, x, w, ..., rmin -1, rdelta 0.1, nstep 20): fit
-// x ≈ scale * L + min (min ≤ 0, L in 0..15) minimizing the weighted squared error. Start from
-// the min/max grid, then try 21 slightly wider grids (each relative to the best min so far),
-// refit scale and min by weighted least squares on each, keep the best.
+// ---- q4_K, q5_K ---------------------------------------------------------------------------
+// ggml's make_qkx2_quants(32, nmax, x, w, ..., rmin, rdelta 0.1, nstep): fit
+// x ≈ scale * L + min (min ≤ 0, L in 0..nmax) minimizing the weighted squared error. Start from
+// the min/max grid, then try nstep + 1 slightly wider grids (each relative to the best min so
+// far), refit scale and min by weighted least squares on each, keep the best.
 constexpr int kQ4kSub = QK_K / 32;    // sub-blocks per super-block = lanes
 constexpr int kQ4kVec = kQ4kSub / 4;  // f32x4 vectors per element row
 constexpr int kQ4kLen = 32;           // elements per sub-block
-constexpr int kQ4kMax = 15;           // 4-bit levels
-constexpr float kQ4kRmin = -1.f, kQ4kRdelta = 0.1f;
-constexpr int kQ4kSteps = 20;
+struct KFit {
+  int nmax;  // top level: 15 (q4_K), 31 (q5_K)
+  float rmin, rdelta;
+  int steps;
+};
+// ggml's quantize_row_q4_K_ref / quantize_row_q5_K_ref arguments.
+constexpr KFit kQ4kFit{15, -1.f, 0.1f, 20}, kQ5kFit{31, -0.5f, 0.1f, 15};
 
 struct Q4kLanes {
   f32x4 x[kQ4kLen][kQ4kVec];  // [element][lane group]: lane j = sub-block j
@@ -84,12 +88,12 @@ struct Q4kLanes {
 };
 
 // GCC 12-13 at -O3 (the Release builds) reports lanes of the zero-initialized f32x4 arrays of the q4_K
-// and q6_K fits below (iscale, scale_v) as maybe used uninitialized once inlined into quant_q4_k /
+// and q6_K fits below (iscale, scale_v) as maybe used uninitialized once inlined into quant_k4 /
 // quant_q6_k: a false positive on vector-extension lane stores. Scoped to the fits and quantizers.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float (&scale_out)[kQ4kSub],
-                       float (&neg_min_out)[kQ4kSub]) {
+void fit_scale_min_k(const Q4kLanes& in, const KFit& fit, uint8_t (&L)[kQ4kSub][kQ4kLen], float (&scale_out)[kQ4kSub],
+                     float (&neg_min_out)[kQ4kSub]) {
   f32x4 lo[kQ4kVec], hi[kQ4kVec], sum_w[kQ4kVec], sum_x[kQ4kVec];
   for (int v = 0; v < kQ4kVec; ++v) {
     lo[v] = hi[v] = in.x[0][v];
@@ -113,7 +117,7 @@ void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float
     const float l = lo[j / 4][j % 4];
     const float h = hi[j / 4][j % 4];
     live[j] = h != l;  // a constant non-negative sub-block quantizes to all zeros
-    const float is = live[j] ? static_cast<float>(kQ4kMax) / (h - l) : 0.f;
+    const float is = live[j] ? static_cast<float>(fit.nmax) / (h - l) : 0.f;
     iscale[j / 4][j % 4] = is;
     scale[j] = live[j] ? 1.f / is : 0.f;
     scale_v[j / 4][j % 4] = scale[j];
@@ -123,7 +127,7 @@ void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float
   f32x4 best_v[kQ4kVec] = {};
   for (int i = 0; i < kQ4kLen; ++i) {
     for (int v = 0; v < kQ4kVec; ++v) {
-      const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, kQ4kMax);
+      const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, fit.nmax);
       Lv[i][v] = l;
       const f32x4 diff = scale_v[v] * to_float(l) + lo[v] - in.x[i][v];
       best_v[v] += in.w[i][v] * (diff * diff);
@@ -131,16 +135,16 @@ void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float
   }
   for (int j = 0; j < kQ4kSub; ++j) best[j] = best_v[j / 4][j % 4];
   i32x4 Laux[kQ4kLen][kQ4kVec];
-  for (int step = 0; step <= kQ4kSteps; ++step) {
+  for (int step = 0; step <= fit.steps; ++step) {
     f32x4 sum_l[kQ4kVec] = {}, sum_l2[kQ4kVec] = {}, sum_xl[kQ4kVec] = {};
     for (int j = 0; j < kQ4kSub; ++j) {
       const float h = hi[j / 4][j % 4];
       iscale[j / 4][j % 4] =
-          live[j] ? (kQ4kRmin + kQ4kRdelta * static_cast<float>(step) + static_cast<float>(kQ4kMax)) / (h - lo_s[j]) : 0.f;
+          live[j] ? (fit.rmin + fit.rdelta * static_cast<float>(step) + static_cast<float>(fit.nmax)) / (h - lo_s[j]) : 0.f;
     }
     for (int i = 0; i < kQ4kLen; ++i) {
       for (int v = 0; v < kQ4kVec; ++v) {
-        const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, kQ4kMax);
+        const i32x4 l = clamp_int(nearest_int(iscale[v] * (in.x[i][v] - lo[v])), 0, fit.nmax);
         Laux[i][v] = l;
         const f32x4 lf = to_float(l);
         const f32x4 wl = in.w[i][v] * lf;
@@ -190,7 +194,12 @@ void fit_scale_min_q4k(const Q4kLanes& in, uint8_t (&L)[kQ4kSub][kQ4kLen], float
   }
 }
 
-void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
+// q4_K and q5_K (Block: BlockQ4_K / BlockQ5_K, told apart by q5_K's qh): the same fit, scale
+// packing and requantization, at 4 or 5 bits.
+template <class Block>
+void quant_k4(const float* x, Block* y, int64_t nb) {
+  constexpr bool kFifthBit = requires(const Block& b) { b.qh; };
+  constexpr KFit fit = kFifthBit ? kQ5kFit : kQ4kFit;
   Q4kLanes lanes;
   uint8_t Lt[kQ4kSub][kQ4kLen];
   float scales[kQ4kSub], mins[kQ4kSub];
@@ -206,7 +215,7 @@ void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
         lanes.w[l][j / 4][j % 4] = av_x + std::fabs(xs[l]);
       }
     }
-    fit_scale_min_q4k(lanes, Lt, scales, mins);
+    fit_scale_min_k(lanes, fit, Lt, scales, mins);
     float max_scale = 0.f, max_min = 0.f;
     for (int j = 0; j < kQ4kSub; ++j) {
       if (scales[j] > max_scale) max_scale = scales[j];
@@ -242,12 +251,19 @@ void quant_q4_k(const float* x, BlockQ4_K* y, int64_t nb) {
       if (d == 0.f) continue;
       const float dm = fp16_to_fp32(y[i].dmin) * m;
       for (int l = 0; l < kQ4kLen; ++l) {
-        L[kQ4kLen * j + l] = static_cast<uint8_t>(clamp_int(nearest_int((x[kQ4kLen * j + l] + dm) / d), 0, 15));
+        L[kQ4kLen * j + l] = static_cast<uint8_t>(clamp_int(nearest_int((x[kQ4kLen * j + l] + dm) / d), 0, fit.nmax));
       }
     }
+    // Low nibbles of chunk c (64 elements) in qs[32c ..]: element l low, l + 32 high; q5_K's fifth
+    // bits in qh[l], bit 2c (element l) and 2c + 1 (l + 32).
     uint8_t* q = y[i].qs;
-    for (int j = 0; j < QK_K; j += 64, q += 32) {
-      for (int l = 0; l < 32; ++l) q[l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 4));
+    if constexpr (kFifthBit) std::memset(y[i].qh, 0, sizeof y[i].qh);
+    for (int j = 0, c = 0; j < QK_K; j += 64, q += 32, ++c) {
+      for (int l = 0; l < 32; ++l) {
+        q[l] = static_cast<uint8_t>((L[j + l] & 15) | ((L[j + l + 32] & 15) << 4));
+        if constexpr (kFifthBit)
+          y[i].qh[l] = static_cast<uint8_t>(y[i].qh[l] | ((L[j + l] >> 4) << (2 * c)) | ((L[j + l + 32] >> 4) << (2 * c + 1)));
+      }
     }
   }
 }
@@ -407,7 +423,8 @@ void quantize_row(Type type, const float* src, void* dst, int64_t n) {
       return;
     }
     case Type::Q8_0: return quant_q8_0(src, static_cast<BlockQ8_0*>(dst), nb);
-    case Type::Q4_K: return quant_q4_k(src, static_cast<BlockQ4_K*>(dst), nb);
+    case Type::Q4_K: return quant_k4(src, static_cast<BlockQ4_K*>(dst), nb);
+    case Type::Q5_K: return quant_k4(src, static_cast<BlockQ5_K*>(dst), nb);
     case Type::Q6_K: return quant_q6_k(src, static_cast<BlockQ6_K*>(dst), nb);
     default: break;
   }

@@ -32,7 +32,7 @@ constexpr std::array<Entry, kMaxId + 1> kTable = {{
     /*10*/ {true, {"q2_K", 256, 84, false, false}},
     /*11*/ {true, {"q3_K", 256, 110, false, false}},
     /*12*/ {true, {"q4_K", 256, 144, true, true}},
-    /*13*/ {true, {"q5_K", 256, 176, true, false}},
+    /*13*/ {true, {"q5_K", 256, 176, true, true}},
     /*14*/ {true, {"q6_K", 256, 210, true, true}},
     /*15*/ {true, {"q8_K", 256, 292, true, false}},
     /*16*/ {true, {"iq2_xxs", 256, 66, false, false}},

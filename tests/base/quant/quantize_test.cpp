@@ -73,7 +73,7 @@ TEST(Quantize, GaussianErrorBounds) {
     Type type;
     double bound;
   };
-  for (const Case c : {Case{Type::Q8_0, 0.0075}, Case{Type::Q6_K, 0.021}, Case{Type::Q4_K, 0.1},
+  for (const Case c : {Case{Type::Q8_0, 0.0075}, Case{Type::Q6_K, 0.021}, Case{Type::Q5_K, 0.042}, Case{Type::Q4_K, 0.1},
                        Case{Type::F16, 0.0004}, Case{Type::BF16, 0.003}}) {
     const auto y = roundtrip(c.type, x, cols);
     const double e = relative_rmse(x, y);
@@ -124,7 +124,7 @@ TEST(Quantize, DegenerateRowsStayFinite) {
       sample(n, 11, std::normal_distribution<double>(0.0, 1e-6)),
       sample(n, 12, std::normal_distribution<double>(0.0, 1000.0)),
   };
-  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K}) {
+  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q5_K, Type::Q6_K}) {
     for (size_t r = 0; r < rows.size(); ++r) {
       const auto y = roundtrip(t, rows[r], n);
       EXPECT_TRUE(all_finite(y)) << pfx::quant::type_name(t) << " row " << r;
@@ -139,7 +139,7 @@ TEST(Quantize, DegenerateRowsStayFinite) {
   // One large outlier in an otherwise small block.
   std::vector<float> spike(256, 0.01f);
   spike[17] = 50.f;
-  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K}) {
+  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q5_K, Type::Q6_K}) {
     const auto y = roundtrip(t, spike, 256);
     EXPECT_TRUE(all_finite(y));
     EXPECT_NEAR(y[17], 50.f, 2.f) << pfx::quant::type_name(t);
@@ -149,7 +149,7 @@ TEST(Quantize, DegenerateRowsStayFinite) {
 TEST(Quantize, UnsupportedTypesAndBadLengthsThrow) {
   std::vector<float> x(512, 1.f);
   std::vector<uint8_t> q(4096);
-  EXPECT_THROW(pfx::quant::quantize_row(Type::Q5_K, x.data(), q.data(), 256), pfx::Error);
+  EXPECT_THROW(pfx::quant::quantize_row(Type::Q5_0, x.data(), q.data(), 256), pfx::Error);
   EXPECT_THROW(pfx::quant::quantize_row(Type::Q2_K, x.data(), q.data(), 256), pfx::Error);
   EXPECT_THROW(pfx::quant::quantize_row(Type::Q4_K, x.data(), q.data(), 200), pfx::Error);
   EXPECT_THROW(pfx::quant::quantize_row(Type::Q8_0, x.data(), q.data(), 33), pfx::Error);
@@ -240,32 +240,37 @@ TEST(QuantizeQuality, CloseToLlamaCppOnFixtureWeights) {
   }
 }
 
-// ggml's reference q4_K/q6_K quantizers' bytes for a fixed input (data/README.md says how they
-// were made): ours must be identical, block for block.
-TEST(QuantizeBitExact, Q4KAndQ6KMatchGgmlReferenceBytes) {
+// ggml's reference k-quant quantizers' bytes for a fixed input (data/README.md says how they were
+// made): ours must be identical, block for block.
+namespace {
+void expect_ggml_reference_bytes(Type t) {
   const auto x = pfx::test::golden_input();
-  for (Type t : {Type::Q4_K, Type::Q6_K}) {
-    const fs::path path = fs::path(PFX_TESTS_DIR) / "base/quant/data" /
-                          ("ggml_ref_" + std::string(pfx::quant::type_name(t)) + ".bin");
-    std::ifstream in(path, std::ios::binary);
-    ASSERT_TRUE(in) << "missing golden file " << path;
-    const std::vector<uint8_t> want((std::istreambuf_iterator<char>(in)), {});
-    const int64_t rb = pfx::quant::row_bytes(t, pfx::test::kGoldenCols);
-    ASSERT_EQ(static_cast<int64_t>(want.size()), rb * pfx::test::kGoldenRows) << path;
-    std::vector<uint8_t> got(want.size());
-    for (int r = 0; r < pfx::test::kGoldenRows; ++r) {
-      pfx::quant::quantize_row(t, x.data() + static_cast<size_t>(r) * pfx::test::kGoldenCols, got.data() + r * rb,
-                               pfx::test::kGoldenCols);
-    }
-    const int64_t bsize = pfx::quant::traits(t).type_size;
-    int64_t differing = 0, first = -1;
-    for (int64_t b = 0; b < static_cast<int64_t>(got.size()) / bsize; ++b) {
-      if (std::memcmp(got.data() + b * bsize, want.data() + b * bsize, static_cast<size_t>(bsize)) != 0) {
-        if (first < 0) first = b;
-        ++differing;
-      }
-    }
-    EXPECT_EQ(differing, 0) << pfx::quant::type_name(t) << ": " << differing << " of " << got.size() / bsize
-                            << " blocks differ from ggml's, first block " << first << " (row " << first * bsize / rb << ")";
+  const fs::path path = fs::path(PFX_TESTS_DIR) / "base/quant/data" /
+                        ("ggml_ref_" + std::string(pfx::quant::type_name(t)) + ".bin");
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path;
+  const std::vector<uint8_t> want((std::istreambuf_iterator<char>(in)), {});
+  const int64_t rb = pfx::quant::row_bytes(t, pfx::test::kGoldenCols);
+  ASSERT_EQ(static_cast<int64_t>(want.size()), rb * pfx::test::kGoldenRows) << path;
+  std::vector<uint8_t> got(want.size());
+  for (int r = 0; r < pfx::test::kGoldenRows; ++r) {
+    pfx::quant::quantize_row(t, x.data() + static_cast<size_t>(r) * pfx::test::kGoldenCols, got.data() + r * rb,
+                             pfx::test::kGoldenCols);
   }
+  const int64_t bsize = pfx::quant::traits(t).type_size;
+  int64_t differing = 0, first = -1;
+  for (int64_t b = 0; b < static_cast<int64_t>(got.size()) / bsize; ++b) {
+    if (std::memcmp(got.data() + b * bsize, want.data() + b * bsize, static_cast<size_t>(bsize)) != 0) {
+      if (first < 0) first = b;
+      ++differing;
+    }
+  }
+  EXPECT_EQ(differing, 0) << pfx::quant::type_name(t) << ": " << differing << " of " << got.size() / bsize
+                          << " blocks differ from ggml's, first block " << first << " (row " << first * bsize / rb << ")";
 }
+}  // namespace
+
+TEST(QuantizeBitExact, Q4KAndQ6KMatchGgmlReferenceBytes) {
+  for (Type t : {Type::Q4_K, Type::Q6_K}) expect_ggml_reference_bytes(t);
+}
+TEST(QuantizeBitExact, Q5KMatchesGgmlReferenceBytes) { expect_ggml_reference_bytes(Type::Q5_K); }

@@ -5,9 +5,11 @@
 // warm-up launches, then the median of --reps launches, each on the next of several input sets
 // (weights + activations) whose total exceeds the 50 MB L2, so no launch reads another's data
 // from L2. Prints TFLOP/s per kernel, a per-shape summary against cuBLAS and the generic path, and
-// a GEMM-only tokens/s estimate for a Q4_K_M 7B prefill. It measures no llama.cpp: a comparison with
+// GEMM-only tokens/s estimates for a Q4_K_M and a Q5_K_M 7B prefill (q5_K has gemm_ws kernels
+// only, no staged gemm_fast ones). It measures no llama.cpp: a comparison with
 // it is made only in the same run (scripts/gpu/release_check.sh, side_by_side.sh).
-//   gemm_bench [--reps N] [--csv FILE] [--quick]
+//   gemm_bench [--reps N] [--csv FILE] [--quick] [--types q5_K,q6_K,...]
+// --types: only these weight types (names as ggml writes them; default every type).
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -32,6 +35,7 @@ namespace pfx::kernels::bench {
 namespace {
 
 using test::kQ4K;
+using test::kQ5K;
 using test::kQ6K;
 using test::kQ8_0;
 
@@ -58,10 +62,21 @@ struct Event {
 struct Options {
   int reps = 20;
   bool quick = false;
+  std::vector<uint32_t> types;  // empty: every type
+  bool wants(uint32_t type) const { return types.empty() || std::find(types.begin(), types.end(), type) != types.end(); }
   std::string csv;
 };
 
 constexpr size_t kL2Bytes = 50u << 20;
+
+// Whether the staged gemm_fast kernels take this type (gemm_ws takes test::kWsTypes).
+bool has_staged(uint32_t type) {
+  return std::find(std::begin(test::kFastTypes), std::end(test::kFastTypes), type) != std::end(test::kFastTypes);
+}
+const std::vector<GemmVariantInfo>& staged_variants(uint32_t type) {
+  static const std::vector<GemmVariantInfo> none;
+  return has_staged(type) ? gemm_fast_variants(type) : none;
+}
 
 // Median time (µs) of fn(set) over reps launches after 3 warm-ups, rotating over nsets sets.
 template <class Fn>
@@ -140,7 +155,7 @@ class Bench {
     DevMem scratch16(w16bytes);  // the generic path's dequantized weight
     std::vector<std::unique_ptr<DevMem>> packed;  // gemm_ws's repacked weight sets, made on first use
     const std::string tn = test::type_name(type);
-    const auto& variants = gemm_fast_variants(type);
+    const auto& variants = staged_variants(type);
     for (int64_t T : Ts) {
       double best = 1e30;
       std::string best_name;
@@ -183,7 +198,9 @@ class Bench {
       if (!best_ws_name.empty() &&
           best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name)
         best_ws_name += " (pick " + std::string(ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name) + ")";
-      const int pick = gemm_fast_pick_variant(type, T, N, K);
+      const int pick = has_staged(type) ? gemm_fast_pick_variant(type, T, N, K) : -1;
+      if (pick >= 0 && !best_name.empty() && best_name != variants[static_cast<size_t>(pick)].name)
+        best_name += " (pick " + std::string(variants[static_cast<size_t>(pick)].name) + ")";
       const double us_cublas = time_median_us(stream_, nsets16, opt_.reps, [&](int s) {
         cublas_gemm(w16[static_cast<size_t>(s)]->as<uint16_t>(), x[static_cast<size_t>(s)]->as<uint16_t>(), y.as<float>(), T, N, K);
       });
@@ -193,14 +210,14 @@ class Bench {
         cublas_gemm(scratch16.as<uint16_t>(), x[static_cast<size_t>(s)]->as<uint16_t>(), y.as<float>(), T, N, K);
       });
       record(tn, "generic(dequant+cublas)", T, N, K, us_generic);
-      summary_.push_back({tn, best_name + (best_name == variants[static_cast<size_t>(pick)].name ? "" : " (pick " + std::string(variants[static_cast<size_t>(pick)].name) + ")"), T, N, K, best, us_cublas, us_generic, best_ws_name, best_ws});
+      summary_.push_back({tn, best_name, T, N, K, best, us_cublas, us_generic, best_ws_name, best_ws});
       best_us_[key(type, T, N, K)] = std::min(best, best_ws);
     }
   }
 
-  void swiglu_shape(int64_t N, int64_t K, const std::vector<int64_t>& Ts) {
-    std::mt19937_64 rng(4242);
-    const std::vector<uint8_t> g = test::random_weights(kQ4K, N, K, rng), u = test::random_weights(kQ4K, N, K, rng);
+  void swiglu_shape(uint32_t type, int64_t N, int64_t K, const std::vector<int64_t>& Ts) {
+    std::mt19937_64 rng(4242 + type - kQ4K);
+    const std::vector<uint8_t> g = test::random_weights(type, N, K, rng), u = test::random_weights(type, N, K, rng);
     const int64_t T_max = *std::max_element(Ts.begin(), Ts.end());
     const std::vector<uint16_t> xh = test::random_activations(T_max * K, rng);
     const int nsets = static_cast<int>(std::clamp<size_t>(3 * kL2Bytes / (2 * g.size() + xh.size() * 2) + 1, 2, 8));
@@ -215,44 +232,46 @@ class Bench {
     }
     DevMem a(static_cast<size_t>(T_max * N * 2));
     std::vector<std::unique_ptr<DevMem>> packed;  // gemm_ws's interleaved repacks, made on first use
-    const auto& variants = gemm_fast_variants(kQ4K);
+    const auto& variants = staged_variants(type);
+    const std::string tn = test::type_name(type);
     for (int64_t T : Ts) {
       double best = 1e30;
       for (size_t v = 0; v < variants.size(); ++v) {
         if (!test::variant_selected(variants[v].name)) continue;
         const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
-          gemm_fast_swiglu_variant(static_cast<int>(v), {gd[static_cast<size_t>(s)]->p, kQ4K, N, K},
-                                   {ud[static_cast<size_t>(s)]->p, kQ4K, N, K}, xd[static_cast<size_t>(s)]->as<uint16_t>(),
+          gemm_fast_swiglu_variant(static_cast<int>(v), {gd[static_cast<size_t>(s)]->p, type, N, K},
+                                   {ud[static_cast<size_t>(s)]->p, type, N, K}, xd[static_cast<size_t>(s)]->as<uint16_t>(),
                                    T, a.as<uint16_t>(), stream_);
         });
         // FLOPs of both GEMMs.
-        record("q4_K", std::string("swiglu ") + variants[v].name, T, 2 * N, K, us);
+        record(tn, std::string("swiglu ") + variants[v].name, T, 2 * N, K, us);
         best = std::min(best, us);
       }
       // gemm_ws on an interleaved gate/up repack of each set.
-      const auto& ws_variants = gemm_ws_variants(kQ4K);
+      const auto& ws_variants = gemm_ws_variants(type);
       for (size_t v = 0; v < ws_variants.size(); ++v) {
         if (!test::variant_selected(ws_variants[v].name)) continue;
         if (packed.empty())
           for (int i = 0; i < nsets; ++i) {
-            packed.push_back(std::make_unique<DevMem>(static_cast<size_t>(gemm_ws_repacked_bytes(kQ4K, N, K, true))));
-            gemm_ws_repack_swiglu({gd[static_cast<size_t>(i)]->p, kQ4K, N, K}, {ud[static_cast<size_t>(i)]->p, kQ4K, N, K},
+            packed.push_back(std::make_unique<DevMem>(static_cast<size_t>(gemm_ws_repacked_bytes(type, N, K, true))));
+            gemm_ws_repack_swiglu({gd[static_cast<size_t>(i)]->p, type, N, K}, {ud[static_cast<size_t>(i)]->p, type, N, K},
                                   packed.back()->p, stream_);
           }
         const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
-          gemm_ws_swiglu_variant(static_cast<int>(v), {packed[static_cast<size_t>(s)]->p, kQ4K, N, K, true},
+          gemm_ws_swiglu_variant(static_cast<int>(v), {packed[static_cast<size_t>(s)]->p, type, N, K, true},
                                  xd[static_cast<size_t>(s)]->as<uint16_t>(), T, a.as<uint16_t>(), stream_);
         });
-        record("q4_K", std::string("swiglu ") + ws_variants[v].name, T, 2 * N, K, us);
+        record(tn, std::string("swiglu ") + ws_variants[v].name, T, 2 * N, K, us);
         best = std::min(best, us);
       }
-      best_swiglu_us_[T] = best;
+      best_swiglu_us_[key(type, T, N, K)] = best;
     }
   }
 
   void gemv_shapes() {
     const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
     for (uint32_t type : test::kFastTypes) {
+      if (!opt_.wants(type)) continue;
       for (const auto& s : shapes) {
         const int64_t N = s[0], K = s[1];
         std::mt19937_64 rng(N + K);
@@ -301,23 +320,25 @@ class Bench {
                   ws ? s.ws_name.c_str() : "-", ws ? f / s.us_ws : 0.0, ws ? s.us_cublas / s.us_ws : 0.0,
                   staged ? s.name.c_str() : "-", staged ? f / s.us : 0.0, f / s.us_cublas, f / s.us_generic);
     }
-    // GEMM-only prefill estimate, Q4_K_M mix: q6_K attn_v and ffn_down in 16 of the 32 layers.
-    for (int64_t T : {512, 2048}) {
-      auto t = [&](uint32_t type, int64_t N, int64_t K) {
-        auto it = best_us_.find(key(type, T, N, K));
-        return it == best_us_.end() ? -1.0 : it->second;
-      };
-      const double qkvo = t(kQ4K, 4096, 4096), v6 = t(kQ6K, 4096, 4096), gu = t(kQ4K, 11008, 4096),
-                   d4 = t(kQ4K, 4096, 11008), d6 = t(kQ6K, 4096, 11008);
-      if (qkvo < 0 || v6 < 0 || gu < 0 || d4 < 0 || d6 < 0) continue;
-      const auto sw = best_swiglu_us_.find(T);
-      const double gate_up = sw != best_swiglu_us_.end() ? std::min(sw->second, 2 * gu) : 2 * gu;
-      const double layer4 = 4 * qkvo + gate_up + d4, layer6 = 3 * qkvo + v6 + gate_up + d6;
-      const double total_us = 16 * (layer4 + layer6);
-      std::printf("GEMM-only 7B Q4_K_M prefill at T=%lld: %.0f us of layer GEMMs = %.0f tokens/s (gate+up %s)\n",
-                  static_cast<long long>(T), total_us, T / (total_us * 1e-6),
-                  sw != best_swiglu_us_.end() && sw->second < 2 * gu ? "fused" : "unfused");
-    }
+    // GEMM-only prefill estimates: Q4_K_M and Q5_K_M put q6_K in attn_v and ffn_down of 16 of the
+    // 32 layers (profiles/models/llama-7b-q4km.yaml, llama-7b-q5km.yaml), the base type elsewhere.
+    for (const auto& [mix, base] : {std::pair{"Q4_K_M", kQ4K}, std::pair{"Q5_K_M", kQ5K}})
+      for (int64_t T : {512, 2048}) {
+        auto t = [&](uint32_t type, int64_t N, int64_t K) {
+          auto it = best_us_.find(key(type, T, N, K));
+          return it == best_us_.end() ? -1.0 : it->second;
+        };
+        const double qkvo = t(base, 4096, 4096), v6 = t(kQ6K, 4096, 4096), gu = t(base, 11008, 4096),
+                     d4 = t(base, 4096, 11008), d6 = t(kQ6K, 4096, 11008);
+        if (qkvo < 0 || v6 < 0 || gu < 0 || d4 < 0 || d6 < 0) continue;
+        const auto sw = best_swiglu_us_.find(key(base, T, 11008, 4096));
+        const double gate_up = sw != best_swiglu_us_.end() ? std::min(sw->second, 2 * gu) : 2 * gu;
+        const double layer4 = 4 * qkvo + gate_up + d4, layer6 = 3 * qkvo + v6 + gate_up + d6;
+        const double total_us = 16 * (layer4 + layer6);
+        std::printf("GEMM-only 7B %s prefill at T=%lld: %.0f us of layer GEMMs = %.0f tokens/s (gate+up %s)\n", mix,
+                    static_cast<long long>(T), total_us, T / (total_us * 1e-6),
+                    sw != best_swiglu_us_.end() && sw->second < 2 * gu ? "fused" : "unfused");
+      }
   }
 
   void write_csv() const {
@@ -359,7 +380,7 @@ class Bench {
   std::vector<Row> rows_;
   std::vector<Summary> summary_;
   std::map<std::string, double> best_us_;
-  std::map<int64_t, double> best_swiglu_us_;
+  std::map<std::string, double> best_swiglu_us_;  // by key(type, T, N, K)
 };
 
 void print_device() {
@@ -385,8 +406,22 @@ int run(int argc, char** argv) {
       o.csv = argv[++i];
     else if (a == "--quick")
       o.quick = true;
-    else {
-      std::fprintf(stderr, "usage: gemm_bench [--reps N] [--csv FILE] [--quick]\n");
+    else if (a == "--types" && i + 1 < argc) {
+      const std::string list = argv[++i];
+      for (size_t start = 0; start <= list.size();) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string name = list.substr(start, comma - start);
+        const auto it = std::find_if(std::begin(test::kWsTypes), std::end(test::kWsTypes),
+                                     [&](uint32_t t) { return name == test::type_name(t); });
+        if (it == std::end(test::kWsTypes)) {
+          std::fprintf(stderr, "gemm_bench: --types: unknown weight type '%s' (q4_K, q5_K, q6_K, q8_0, f16)\n", name.c_str());
+          return 2;
+        }
+        o.types.push_back(*it);
+        start = comma + 1;
+      }
+    } else {
+      std::fprintf(stderr, "usage: gemm_bench [--reps N] [--csv FILE] [--quick] [--types q5_K,q6_K,...]\n");
       return 2;
     }
   }
@@ -395,12 +430,14 @@ int run(int argc, char** argv) {
   const std::vector<int64_t> Ts = o.quick ? std::vector<int64_t>{512} : std::vector<int64_t>{512, 2048};
   const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
   // f16: the same pipeline without decode arithmetic, the baseline that prices the dequantization.
-  for (uint32_t type : {kQ4K, kQ6K, kQ8_0, test::kF16})
+  for (uint32_t type : {kQ4K, kQ5K, kQ6K, kQ8_0, test::kF16})
     for (const auto& s : shapes) {
-      if (o.quick && (type == kQ8_0 || type == test::kF16)) continue;
+      if ((o.quick && (type == kQ8_0 || type == test::kF16)) || !o.wants(type)) continue;
+      if (type == kQ5K && s[0] == 32000) continue;  // Q5_K_M's output head is q6_K
       b.gemm_shape(type, s[0], s[1], Ts);
     }
-  b.swiglu_shape(11008, 4096, Ts);
+  for (uint32_t type : {kQ4K, kQ5K})
+    if (o.wants(type)) b.swiglu_shape(type, 11008, 4096, Ts);
   b.gemv_shapes();
   b.write_csv();
   b.print_summary();

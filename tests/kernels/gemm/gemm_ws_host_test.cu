@@ -4,7 +4,7 @@
 // and k16 step, each half of the four A registers must carry the fp16 bits of fp16_rn(ggml's
 // dequantized value) of exactly the (row, k) the wgmma fragment layout assigns it (kernels/ptx.cuh)
 // — signed zeros included, rows past the matrix ±0; for plain and SwiGLU-interleaved repacks.
-// Also: sizes (the same bytes as GGUF, q4_K +4 per super-block row for its unpacked scales), the
+// Also: sizes (the same bytes as GGUF, q4_K / q5_K +4 per super-block row for their unpacked scales), the
 // host API's reasons, and the variant table.
 #include <gtest/gtest.h>
 
@@ -108,9 +108,9 @@ void check_type(int64_t rows, int64_t cols, uint64_t seed) {
       what + " swiglu");
   EXPECT_EQ(bad_swiglu, 0) << what << " swiglu";
 
-  // Same bytes as the GGUF rows (per 128 rows), q4_K plus 4 bytes per row and super-block.
+  // Same bytes as the GGUF rows (per 128 rows), q4_K / q5_K plus 4 bytes per row and super-block.
   const int64_t gguf = ws_pairs(rows) * 128 * row_bytes(kType, cols);
-  const int64_t extra = kType == kWsQ4K ? ws_pairs(rows) * 128 * (cols / 256) * 4 : 0;
+  const int64_t extra = kType == kWsQ4K || kType == kWsQ5K ? ws_pairs(rows) * 128 * (cols / 256) * 4 : 0;
   EXPECT_EQ(static_cast<int64_t>(packed.size()), gguf + extra) << what;
   EXPECT_EQ(static_cast<int64_t>(packed.size()), gemm_ws_repacked_bytes(kType, rows, cols)) << what;
   if (bad == 0 && bad_swiglu == 0)
@@ -121,29 +121,35 @@ void check_type(int64_t rows, int64_t cols, uint64_t seed) {
 // 192 rows: one full panel pair and one half-filled (padding rows must decode to zeros); two
 // super-blocks (or k-groups) at least, so the group offsets are exercised.
 TEST(GemmWsLayout, Q4KFragmentsAreExact) { check_type<kWsQ4K>(192, 768, 31); }
+TEST(GemmWsLayout, Q5KFragmentsAreExact) { check_type<kWsQ5K>(192, 768, 35); }
 TEST(GemmWsLayout, Q6KFragmentsAreExact) { check_type<kWsQ6K>(192, 768, 32); }
 TEST(GemmWsLayout, Q8_0FragmentsAreExact) { check_type<kWsQ8_0>(192, 320, 33); }
 TEST(GemmWsLayout, F16FragmentsAreExact) { check_type<kWsF16>(192, 256, 34); }
 
-// Every bit pattern of a q4_K scale field and of q8_0's int8 and q6_K's 6-bit quants comes up in
-// 192 random rows; signed zeros come from the negative scales random_weights draws. The K-quant
-// checks above would miss a decoder that is right only for non-negative d: assert such blocks exist.
+// Every bit pattern of a q4_K / q5_K scale field and of q8_0's int8 and q6_K's 6-bit quants (and
+// q5_K's fifth bit, half of them set) comes up in 192 random rows; signed zeros come from the
+// negative scales random_weights draws. The K-quant checks above would miss a decoder that is
+// right only for non-negative d: assert such blocks exist.
 TEST(GemmWsLayout, RandomWeightsIncludeNegativeScales) {
-  std::mt19937_64 rng(31);
-  const std::vector<uint8_t> raw = random_weights(kQ4K, 192, 768, rng);
-  int negative = 0;
-  for (size_t b = 0; b < raw.size(); b += 144) negative += (raw[b + 1] & 0x80) != 0;
-  EXPECT_GT(negative, 10);
+  for (const auto& [type, block_bytes] : {std::pair{kQ4K, 144}, std::pair{kQ5K, 176}}) {
+    std::mt19937_64 rng(31);
+    const std::vector<uint8_t> raw = random_weights(type, 192, 768, rng);
+    int negative = 0;
+    for (size_t b = 0; b < raw.size(); b += block_bytes) negative += (raw[b + 1] & 0x80) != 0;
+    EXPECT_GT(negative, 10) << type_name(type);
+  }
 }
 
 TEST(GemmWsHost, UnsupportedReasonsAndArgumentChecks) {
   EXPECT_EQ(gemm_ws_unsupported_reason(kQ4K, 4096, 4096), "");
   EXPECT_EQ(gemm_ws_unsupported_reason(kF16, 64, 64), "");
-  EXPECT_NE(gemm_ws_unsupported_reason(static_cast<uint32_t>(quant::Type::Q5_K), 4096, 4096), "");       // q5_K: no kernel
+  EXPECT_EQ(gemm_ws_unsupported_reason(kQ5K, 11008, 4096), "");  // q5_K: the Q5_K_M mix's type
+  EXPECT_NE(gemm_ws_unsupported_reason(static_cast<uint32_t>(quant::Type::Q5_0), 4096, 4096), "");       // q5_0: no kernel
+  EXPECT_NE(gemm_ws_unsupported_reason(kQ5K, 4096, 4096 + 64), "");  // q5_K: cols of 256
   EXPECT_NE(gemm_ws_unsupported_reason(kQ4K, 4096 + 32, 4096), "");  // rows not a multiple of 64
   EXPECT_NE(gemm_ws_unsupported_reason(kQ4K, 4096, 4096 + 64), "");  // cols not a multiple of 256
   EXPECT_NE(gemm_ws_unsupported_reason(kQ8_0, 4096, 4096 + 32), "");   // q8_0: of 64
-  EXPECT_THROW(gemm_ws_repacked_bytes(static_cast<uint32_t>(quant::Type::Q5_K), 64, 256), Error);
+  EXPECT_THROW(gemm_ws_repacked_bytes(static_cast<uint32_t>(quant::Type::Q5_0), 64, 256), Error);
   const WsMatrixView plain{nullptr, kQ4K, 4096, 4096, false};
   uint16_t x[8];
   float y[8];
@@ -154,7 +160,7 @@ TEST(GemmWsHost, UnsupportedReasonsAndArgumentChecks) {
 }
 
 TEST(GemmWsHost, VariantTableFitsTheChip) {
-  for (uint32_t t : kFastTypes) {
+  for (uint32_t t : kWsTypes) {
     const auto& vs = gemm_ws_variants(t);
     ASSERT_FALSE(vs.empty());
     for (const auto& v : vs) {

@@ -36,7 +36,8 @@ namespace {
 constexpr int64_t kRows = 192;    // one full 128-row tile and one half-filled
 constexpr double kRelTol = 1e-5;  // × Σ|x·w|, vs float64 (as test_gemm_fast)
 
-int64_t small_k(uint32_t t) { return t == kQ4K || t == kQ6K ? 768 : 320; }
+bool k_quant(uint32_t t) { return t == kQ4K || t == kQ5K || t == kQ6K; }
+int64_t small_k(uint32_t t) { return k_quant(t) ? 768 : 320; }
 
 // Host repack (the layout's reference), for the byte comparison with the device repack.
 template <int kType>
@@ -54,6 +55,7 @@ std::vector<uint8_t> host_repack_any(uint32_t t, const std::vector<uint8_t>& a, 
                                      int64_t rows, int64_t cols) {
   switch (t) {
     case kQ4K: return host_repack<dev::kWsQ4K>(a, b, rows, cols);
+    case kQ5K: return host_repack<dev::kWsQ5K>(a, b, rows, cols);
     case kQ6K: return host_repack<dev::kWsQ6K>(a, b, rows, cols);
     case kQ8_0: return host_repack<dev::kWsQ8_0>(a, b, rows, cols);
     default: return host_repack<dev::kWsF16>(a, b, rows, cols);
@@ -104,7 +106,7 @@ std::string label(uint32_t type, const WsVariantInfo& v, int64_t T, const std::s
 TEST(GemmWs, RepackIsByteIdenticalToTheHostLayout) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for (uint32_t type : kFastTypes)
+  for (uint32_t type : kWsTypes)
     for (bool swiglu : {false, true}) make_weights(type, kRows, small_k(type), 50 + type, swiglu, stream, true);
 }
 
@@ -114,8 +116,8 @@ TEST(GemmWs, SmallCaseForSanitizers) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(5);
-  for (uint32_t type : kFastTypes) {
-    const int64_t N = 128, K = type == kQ4K || type == kQ6K ? 512 : 128, T = 130;
+  for (uint32_t type : kWsTypes) {
+    const int64_t N = 128, K = k_quant(type) ? 512 : 128, T = 130;
     const Weights w = make_weights(type, N, K, 60 + type, false, stream);
     const std::vector<uint16_t> xh = random_activations(T * K, rng);
     const Reference ref = reference_gemm(xh, w.w16, T, N, K);
@@ -135,7 +137,7 @@ TEST(GemmWs, SmallCaseForSanitizers) {
 TEST(GemmWs, WeightsBitExactThroughIdentity) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for (uint32_t type : kFastTypes) {
+  for (uint32_t type : kWsTypes) {
     const int64_t K = small_k(type), T = K;
     const Weights w = make_weights(type, kRows, K, 100 + type, false, stream);
     std::vector<uint16_t> eye(static_cast<size_t>(T * K), 0);
@@ -159,7 +161,7 @@ TEST(GemmWs, RandomMatchesCpuReference) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(7);
-  for (uint32_t type : kFastTypes) {
+  for (uint32_t type : kWsTypes) {
     const int64_t N = kRows, K = small_k(type);
     const Weights w = make_weights(type, N, K, 200 + type, false, stream);
     for (int64_t T : {1, 7, 65, 128, 129, 300, 513}) {
@@ -206,10 +208,12 @@ TEST(GemmWs, BitwiseEqualToTheGenericGemmAt7BShapes) {
   Generic generic;
   std::mt19937_64 rng(9);
   // The 7B shapes at the token counts a prefill runs (a prompt of 100-130 tokens: the parity
-  // gate's 7B case; 512; 2048), where plain cuBLAS would split K for some.
+  // gate's 7B case; 512; 2048), where plain cuBLAS would split K for some. q5_K: the Q5_K_M
+  // mix's attention and FFN shapes.
   const Shape shapes[] = {{kQ4K, 4096, 4096, 512},  {kQ6K, 4096, 11008, 512}, {kQ8_0, 4096, 4096, 512},
                           {kF16, 4096, 4096, 512},  {kQ4K, 11008, 4096, 2048}, {kQ4K, 4096, 11008, 100},
-                          {kQ6K, 4096, 11008, 128}, {kQ4K, 4096, 4096, 128},  {kQ4K, 11008, 4096, 33}};
+                          {kQ6K, 4096, 11008, 128}, {kQ4K, 4096, 4096, 128},  {kQ4K, 11008, 4096, 33},
+                          {kQ5K, 4096, 4096, 512},  {kQ5K, 11008, 4096, 2048}, {kQ5K, 4096, 11008, 100}};
   for (const Shape& c : shapes) {
     const Weights w = make_weights(c.type, c.N, c.K, 500 + c.type + static_cast<uint64_t>(c.N), false, stream);
     const std::vector<uint16_t> xh = random_activations(c.T * c.K, rng);
@@ -256,7 +260,7 @@ TEST(GemmWs, SwigluMatchesReferenceAndGenericPathBitwise) {
   Stream stream;
   Generic generic;
   std::mt19937_64 rng(8);
-  for (uint32_t type : kFastTypes) {
+  for (uint32_t type : kWsTypes) {
     const int64_t N = kRows, K = small_k(type);
     const Weights w = make_weights(type, N, K, 300 + type, true, stream);
     for (int64_t T : {7, 300}) {
@@ -277,22 +281,25 @@ TEST(GemmWs, SwigluMatchesReferenceAndGenericPathBitwise) {
       }
     }
   }
-  const int64_t N = 11008, K = 4096, T = 512;
-  const Weights w = make_weights(kQ4K, N, K, 601, true, stream);
-  const std::vector<uint16_t> xh = random_activations(T * K, rng);
-  DeviceBuffer<uint16_t> x(xh), wg(w.w16), wu(w.w16_up), a_ref(static_cast<size_t>(T * N)), a(static_cast<size_t>(T * N));
-  DeviceBuffer<float> g(static_cast<size_t>(T * N)), u(static_cast<size_t>(T * N));
-  generic.gemm(wg.get(), x.get(), g.get(), T, N, K, 0.0f, stream.get());
-  generic.gemm(wu.get(), x.get(), u.get(), T, N, K, 0.0f, stream.get());
-  silu_mul_f32_to_f16(g.get(), u.get(), a_ref.get(), T * N, stream.get());
-  stream.sync();
-  const std::vector<uint16_t> want = a_ref.download();
-  const auto& vs = gemm_ws_variants(kQ4K);
-  for (size_t v = 0; v < vs.size(); ++v) {
+  // q4_K and q5_K (the FFN types of the Q4_K_M and Q5_K_M mixes).
+  for (uint32_t type : {kQ4K, kQ5K}) {
+    const int64_t N = 11008, K = 4096, T = 512;
+    const Weights w = make_weights(type, N, K, 601 + (type - kQ4K), true, stream);
+    const std::vector<uint16_t> xh = random_activations(T * K, rng);
+    DeviceBuffer<uint16_t> x(xh), wg(w.w16), wu(w.w16_up), a_ref(static_cast<size_t>(T * N)), a(static_cast<size_t>(T * N));
+    DeviceBuffer<float> g(static_cast<size_t>(T * N)), u(static_cast<size_t>(T * N));
+    generic.gemm(wg.get(), x.get(), g.get(), T, N, K, 0.0f, stream.get());
+    generic.gemm(wu.get(), x.get(), u.get(), T, N, K, 0.0f, stream.get());
+    silu_mul_f32_to_f16(g.get(), u.get(), a_ref.get(), T * N, stream.get());
+    stream.sync();
+    const std::vector<uint16_t> want = a_ref.download();
+    const auto& vs = gemm_ws_variants(type);
+    for (size_t v = 0; v < vs.size(); ++v) {
       if (!variant_selected(vs[v].name)) continue;
-    a.poison();
-    gemm_ws_swiglu_variant(static_cast<int>(v), w.view(), x.get(), T, a.get(), stream.get());
-    EXPECT_TRUE(compare_bits(label(kQ4K, vs[v], T, "SwiGLU 11008x4096 vs generic GEMMs + silu_mul"), a.download(), want));
+      a.poison();
+      gemm_ws_swiglu_variant(static_cast<int>(v), w.view(), x.get(), T, a.get(), stream.get());
+      EXPECT_TRUE(compare_bits(label(type, vs[v], T, "SwiGLU 11008x4096 vs generic GEMMs + silu_mul"), a.download(), want));
+    }
   }
 }
 
