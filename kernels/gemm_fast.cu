@@ -2,6 +2,7 @@
 // the variant table, the per-shape choice of variant, and the public entry points. The kernels
 // live in gemm_fast_kernel.cuh, instantiated per weight type in gemm_fast_q4k.cu / _q6k.cu /
 // _q8_0.cu; the decode mat-vec in gemm_fast_gemv.cu.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -42,12 +43,15 @@ const std::vector<detail::GemmVariantEntry>& entries(uint32_t t) {
   }
 }
 
+// The decode mat-vec takes q5_K too (k_gemv_direct; no staged GEMM kernel for it).
+constexpr uint32_t kQ5K = static_cast<uint32_t>(quant::Type::Q5_K);
+const quant::TypeTraits* gemv_type(uint32_t t) { return t == kQ5K ? quant::traits(t) : fast_type(t); }
+
 // Empty when the matrix suits the kernels. Cheap when it does (the engine asks before every GEMM):
-// the message is only built for a rejection.
-std::string matrix_reason(const QuantMatrixView& w) {
-  const quant::TypeTraits* ts = fast_type(w.ggml_type);
+// the message is only built for a rejection. ts: the matrix's traits if its type has a kernel.
+std::string matrix_reason(const QuantMatrixView& w, const quant::TypeTraits* ts, const char* types) {
   if (ts == nullptr)
-    return "weight type id " + std::to_string(w.ggml_type) + " has no fast kernel (q4_K, q6_K, q8_0, f16 only)";
+    return "weight type id " + std::to_string(w.ggml_type) + " has no fast kernel (" + types + " only)";
   const auto what = [&](const char* why) {
     return std::string(ts->name) + " matrix [" + std::to_string(w.rows) + ", " + std::to_string(w.cols) + "]: " + why;
   };
@@ -63,8 +67,12 @@ std::string matrix_reason(const QuantMatrixView& w) {
   return {};
 }
 
+std::string matrix_reason(const QuantMatrixView& w) {
+  return matrix_reason(w, fast_type(w.ggml_type), "q4_K, q6_K, q8_0, f16");
+}
+
 int64_t row_bytes(const QuantMatrixView& w) {
-  const quant::TypeTraits* ts = fast_type(w.ggml_type);
+  const quant::TypeTraits* ts = gemv_type(w.ggml_type);
   return w.cols / ts->block_size * ts->type_size;
 }
 
@@ -186,12 +194,48 @@ void gemm_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, co
                            a16, stream);
 }
 
+std::string gemv_fast_unsupported_reason(const QuantMatrixView& w, int64_t T) {
+  if (T < 1 || T > kGemvMaxT) return "T = " + std::to_string(T) + " outside 1.." + std::to_string(kGemvMaxT);
+  return matrix_reason(w, gemv_type(w.ggml_type), "q4_K, q5_K, q6_K, q8_0, f16");
+}
+
+const char* gemv_kernel_name(GemvKernel k) {
+  switch (k) {
+    case GemvKernel::Auto: return "auto";
+    case GemvKernel::Staged: return "staged";
+    case GemvKernel::DirectW4: return "direct_w4";
+    case GemvKernel::DirectW8: return "direct_w8";
+    case GemvKernel::DirectW16: return "direct_w16";
+  }
+  return "?";
+}
+
+std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
+  switch (ggml_type) {
+    case kQ4K: return {GemvKernel::Staged, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16};
+    case kQ6K: return {GemvKernel::Staged, GemvKernel::DirectW4, GemvKernel::DirectW8};
+    case kQ5K: return {GemvKernel::DirectW4, GemvKernel::DirectW8};
+    case kQ8_0:
+    case kF16: return {GemvKernel::Staged};
+    default: return {};
+  }
+}
+
+void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,
+                      GemmEpilogue epilogue, cudaStream_t stream) {
+  require_ok(gemv_fast_unsupported_reason(w, T), "gemv_fast");
+  require_pointers("gemv_fast", x16, y, epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
+  if (kernel != GemvKernel::Auto) {
+    const auto ks = gemv_fast_kernels(w.ggml_type);
+    if (std::find(ks.begin(), ks.end(), kernel) == ks.end())
+      fail("gemv_fast: kernel ", gemv_kernel_name(kernel), " does not take ", quant::traits(w.ggml_type)->name);
+  }
+  detail::gemv_launch(w.ggml_type, static_cast<int>(kernel), launch_args(w, nullptr, x16, T, y, mode_of(epilogue), stream));
+}
+
 void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
                cudaStream_t stream) {
-  require_ok(gemm_fast_unsupported_reason(w, T), "gemv_fast");
-  if (T > kGemvMaxT) fail("gemv_fast: T = ", T, " is above kGemvMaxT = ", kGemvMaxT, " (use gemm_fast)");
-  require_pointers("gemv_fast", x16, y, epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
-  detail::gemv_launch(w.ggml_type, launch_args(w, nullptr, x16, T, y, mode_of(epilogue), stream));
+  gemv_fast_kernel(GemvKernel::Auto, w, x16, T, y, epilogue, stream);
 }
 
 }  // namespace pfx::kernels

@@ -7,8 +7,9 @@
 // fp16 in memory + cuBLAS with fp32 compute) is therefore a bit-faithful reference: the two differ
 // only in the order of the fp32 additions.
 //
-// Weight types: q4_K (12), q6_K (14), q8_0 (8), and f16 (1, no decoding). Anything else returns a
-// reason from gemm_fast_unsupported_reason() and the caller takes the generic path.
+// Weight types: q4_K (12), q6_K (14), q8_0 (8), and f16 (1, no decoding); the decode mat-vec also
+// q5_K (13). Anything else returns a reason from gemm_fast_unsupported_reason() /
+// gemv_fast_unsupported_reason() and the caller takes the generic path.
 //
 // Measured on the H200 (docs/gemm-fast.md): q4_K 206-399 TFLOP/s (1.2-2.3x llama.cpp's
 // MMQ), q6_K 129-154 (~1.0x), bit-identical to cuBLAS on the dequantized weights. At T >= 512 the
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pfx::kernels {
 
@@ -59,8 +61,20 @@ void gemm_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, co
                       uint16_t* a16, cudaStream_t stream);
 
 // Decode (1 <= T <= kGemvMaxT): a weight-bandwidth-bound mat-vec on the raw quantized bytes, same
-// weight values and fp32 accumulation.
+// weight values and fp32 accumulation. Takes q5_K too. Empty reason if gemv_fast takes the call.
+std::string gemv_fast_unsupported_reason(const QuantMatrixView& w, int64_t T);
 void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
                cudaStream_t stream);
+
+// The decode kernels, for side-by-side timing and tests (kernels/gemm_fast_gemv.cu): Staged = the
+// cp.async-ring kernel (q4_K, q6_K, q8_0, f16); DirectW<n> = loads straight into registers, n warps
+// splitting K per 16-row block (q4_K: 4, 8, 16; q5_K, q6_K: 4, 8). Auto = gemv_fast's choice per
+// shape: direct for the K-quants, staged for q8_0 and f16. Every kernel gives each output as a
+// fixed-order sum (bitwise run to run), but two kernels differ in that order.
+enum class GemvKernel { Auto, Staged, DirectW4, DirectW8, DirectW16 };
+const char* gemv_kernel_name(GemvKernel k);
+std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type);  // every kernel but Auto that takes the type
+void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,
+                      GemmEpilogue epilogue, cudaStream_t stream);
 
 }  // namespace pfx::kernels

@@ -15,6 +15,8 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/gemm_fast.h"
+#include "kernels/gemm_fast_gemv_direct.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
@@ -54,6 +56,19 @@ struct GemvCfg {
   static_assert(kWarpBytes >= 32 * 16, "the partial-sum slot of a warp lives in its ring");
   static_assert(kStageBytes % 16 == 0, "stages must keep 16-byte alignment");
 };
+
+// Output (token t, row n) of the epilogue p.mode.
+__device__ __forceinline__ void gemv_store(const GemvParams& p, int n, int t, float sum) {
+  const int64_t off = static_cast<int64_t>(t) * p.src.N + n;
+  if (p.mode == kStoreF16) {
+    static_cast<__half*>(p.y)[off] = __float2half_rn(sum);
+  } else if (p.mode == kAccumulateF32) {
+    float* y = static_cast<float*>(p.y) + off;
+    *y = __fadd_rn(*y, sum);
+  } else {
+    static_cast<float*>(p.y)[off] = sum;
+  }
+}
 
 template <class W, int kT>
 __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMinBlocks) k_gemv_fast(const GemvParams p) {
@@ -112,14 +127,111 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
 #pragma unroll
   for (int w = 1; w < C::kWarps; ++w)  // fixed order: run-to-run identical
     sum += reinterpret_cast<const float*>(gemv_smem + w * C::kWarpBytes)[slot];
-  const int64_t off = static_cast<int64_t>(t) * p.src.N + n;
-  if (p.mode == kStoreF16) {
-    static_cast<__half*>(p.y)[off] = __float2half_rn(sum);
-  } else if (p.mode == kAccumulateF32) {
-    float* y = static_cast<float*>(p.y) + off;
-    *y = __fadd_rn(*y, sum);
-  } else {
-    static_cast<float*>(p.y)[off] = sum;
+  gemv_store(p, n, t, sum);
+}
+
+// ---- the direct kernel ---------------------------------------------------------------------
+// A block owns 16 weight rows; its blockDim / 32 warps (the launcher's choice per shape, at most
+// D::kMaxWarps) split the row's units: warp w takes units w, w + warps, ... Each lane keeps the raw
+// bytes of its next unit in registers, fetched right after the current unit's prepare(), so those
+// loads are in flight while the lane decodes and multiplies the current one (no shared memory, no
+// barrier until the end). Two accumulators break the MMA chain in two. The sum of every output is
+// fixed: per warp acc0 + acc1 over its units in order, then the warps in warp order.
+template <class D, int kT>
+__global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const GemvParams p) {
+  __shared__ float4 partial[D::kMaxWarps][32];
+  const int warps = static_cast<int>(blockDim.x) >> 5;
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int g = lane >> 2, tq = lane & 3;
+  const int n0 = static_cast<int>(blockIdx.x) * kGemvRows;
+  const uint8_t* const row_lo = gemv_row(p.src, n0 + g);
+  const uint8_t* const row_hi = gemv_row(p.src, n0 + g + 8);
+  const int units = p.src.K / kGemvUnitK;  // K % 256 == 0 for the K-quants
+  const int my_units = warp < units ? (units - 1 - warp) / warps + 1 : 0;
+  const uint16_t* const xg = p.src.x + static_cast<int64_t>(g < kT ? g : 0) * p.src.K;
+
+  typename D::Raw r_lo{}, r_hi{};
+  if (my_units > 0) {
+    r_lo = D::fetch(row_lo + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
+    r_hi = D::fetch(row_hi + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
+  }
+  float acc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll 1
+  for (int i = 0; i < my_units; ++i) {
+    const int u = warp + i * warps;
+    uint4 b[kGemvPairs];
+    gemv_direct_x<D, kT>(xg, u, g, tq, b);
+    const typename D::Ctx c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
+    if (i + 1 < my_units) {  // warp-uniform
+      const int64_t next = static_cast<int64_t>(u + warps) * D::kBlockBytes;
+      r_lo = D::fetch(row_lo + next, tq);
+      r_hi = D::fetch(row_hi + next, tq);
+    }
+    gemv_direct_mmas<D>(c_lo, c_hi, b, tq, [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+      mma_m16n8k16_f16_f32(acc[j], a, b0, b1);
+    });
+  }
+  // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as in k_gemv_fast).
+  partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
+                                    __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
+  __syncthreads();
+  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
+  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
+  const int n = n0 + r;
+  if (n >= p.src.N) return;
+  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+  float sum = reinterpret_cast<const float*>(partial[0])[slot];
+  for (int w = 1; w < warps; ++w)  // fixed order: run-to-run identical
+    sum = __fadd_rn(sum, reinterpret_cast<const float*>(partial[w])[slot]);
+  gemv_store(p, n, t, sum);
+}
+
+template <class D>
+struct DirectName;
+template <>
+struct DirectName<DirectQ4K> {
+  static constexpr const char* kName = "DirectQ4K";
+};
+template <>
+struct DirectName<DirectQ5K> {
+  static constexpr const char* kName = "DirectQ5K";
+};
+template <>
+struct DirectName<DirectQ6K> {
+  static constexpr const char* kName = "DirectQ6K";
+};
+
+// Launch shape of k_gemv_direct<D, kT> for the registry: its largest block (the launcher picks
+// fewer warps for some shapes), no dynamic shared memory.
+template <class D, int kT>
+bool register_gemv_direct_launch_info() {
+  static const std::string name = template_id("k_gemv_direct", DirectName<D>::kName, kT);
+  return register_gemm_family_launch_info(name, 32 * D::kMaxWarps, 0);
+}
+template <class D, int kT>
+inline const bool gemv_direct_launch_info_registered = register_gemv_direct_launch_info<D, kT>();
+
+template <class D, int kT>
+void launch_gemv_direct_t(const GemvParams& p, int warps, cudaStream_t stream) {
+  (void)gemv_direct_launch_info_registered<D, kT>;
+  const unsigned blocks = static_cast<unsigned>((p.src.N + kGemvRows - 1) / kGemvRows);
+  k_gemv_direct<D, kT><<<blocks, static_cast<unsigned>(32 * warps), 0, stream>>>(p);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <class D>
+void launch_gemv_direct(const GemvParams& p, int T, int warps, cudaStream_t stream) {
+  if (warps < 1 || warps > D::kMaxWarps) fail("gemv_fast: ", warps, " warps per block for ", DirectName<D>::kName, " (1..", D::kMaxWarps, ")");
+  switch (T) {
+    case 1: return launch_gemv_direct_t<D, 1>(p, warps, stream);
+    case 2: return launch_gemv_direct_t<D, 2>(p, warps, stream);
+    case 3: return launch_gemv_direct_t<D, 3>(p, warps, stream);
+    case 4: return launch_gemv_direct_t<D, 4>(p, warps, stream);
+    case 5: return launch_gemv_direct_t<D, 5>(p, warps, stream);
+    case 6: return launch_gemv_direct_t<D, 6>(p, warps, stream);
+    case 7: return launch_gemv_direct_t<D, 7>(p, warps, stream);
+    case 8: return launch_gemv_direct_t<D, 8>(p, warps, stream);
+    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
   }
 }
 
@@ -164,12 +276,49 @@ void launch_gemv(const GemvParams& p, int T, cudaStream_t stream) {
 
 namespace pfx::kernels::detail {
 
-void gemv_launch(uint32_t ggml_type, const GemmLaunch& a) {
+namespace {
+
+// Warps per 16-row block of the direct kernel when gemv_fast chooses (GemvKernel::Auto): about
+// 2-4 units per warp and enough warps to fill the GPU: K >= 8192 (32+ units per row) 16 warps;
+// else 8 while there are at most 1024 row blocks (N <= 16384), 4 above (the vocab head); never more
+// warps than units, nor than the type allows. From the expected balance of load and decode, not
+// yet a measured table (gemv_bench times every choice).
+int direct_warps(int64_t N, int64_t K, int max_warps) {
+  const int64_t units = K / dev::kGemvUnitK, blocks = (N + dev::kGemvRows - 1) / dev::kGemvRows;
+  int w = units >= 32 ? 16 : (blocks <= 1024 ? 8 : 4);
+  while (w > 1 && w > units) w /= 2;
+  return w < max_warps ? w : max_warps;
+}
+
+int warps_of(GemvKernel k, int64_t N, int64_t K, int max_warps) {
+  switch (k) {
+    case GemvKernel::DirectW4: return 4;
+    case GemvKernel::DirectW8: return 8;
+    case GemvKernel::DirectW16: return 16;
+    default: return direct_warps(N, K, max_warps);
+  }
+}
+
+}  // namespace
+
+void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
   using namespace dev;
   const uint8_t* w = static_cast<const uint8_t*>(a.w0);
   const GemvParams p{GemvSrc{w, w + a.N * a.row_bytes, a.row_bytes, a.x, static_cast<int>(a.N), static_cast<int>(a.K)},
                      a.y, a.mode};
   const int T = static_cast<int>(a.T);
+  const auto k = static_cast<GemvKernel>(kernel);
+  if (k != GemvKernel::Staged) {
+    switch (ggml_type) {
+      case DirectQ4K::kGgmlType:
+        return launch_gemv_direct<DirectQ4K>(p, T, warps_of(k, a.N, a.K, DirectQ4K::kMaxWarps), a.stream);
+      case DirectQ5K::kGgmlType:
+        return launch_gemv_direct<DirectQ5K>(p, T, warps_of(k, a.N, a.K, DirectQ5K::kMaxWarps), a.stream);
+      case DirectQ6K::kGgmlType:
+        return launch_gemv_direct<DirectQ6K>(p, T, warps_of(k, a.N, a.K, DirectQ6K::kMaxWarps), a.stream);
+      default: break;  // Auto: the staged kernel
+    }
+  }
   switch (ggml_type) {
     case WeightQ4K::kGgmlType: return launch_gemv<WeightQ4K>(p, T, a.stream);
     case WeightQ6K::kGgmlType: return launch_gemv<WeightQ6K>(p, T, a.stream);

@@ -100,13 +100,9 @@ struct GemvUnit<WeightQ4K> : GemvStaging<9, 144, false, false> {  // K % 256 == 
   // b = scales[4..7], c = scales[8..11] give (sc, m) = (a & 63, b & 63) for tq < 2, else
   // ((c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6) << 4). The sc are exact small integers, so
   // |d1| = |d|·sc is formed exactly as fma(2^23 + sc, |d|, -2^23·|d|); m1 = dmin·m as in ggml.
-  PFX_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int tq) {
-    Ctx c;
-    const uint4 hdr = *reinterpret_cast<const uint4*>(srow);
-    const uint4 q0 = *reinterpret_cast<const uint4*>(srow + 16 + 32 * tq);
-    const uint4 q1 = *reinterpret_cast<const uint4*>(srow + 32 + 32 * tq);
-    c.q[0] = q0.x, c.q[1] = q0.y, c.q[2] = q0.z, c.q[3] = q0.w;
-    c.q[4] = q1.x, c.q[5] = q1.y, c.q[6] = q1.z, c.q[7] = q1.w;
+  // high_scale: the factor on sub-block 2tq+1's |d1| (1/16 where its nibble is read in place as
+  // 16·q; exact, since d is an fp16 >= 2^-24 or 0). q5_K shares this header layout.
+  PFX_HD static void scales(const uint4& hdr, int tq, float high_scale, Ctx& c) {
     const uint32_t sh = 16u * static_cast<uint32_t>(tq & 1);
     const uint32_t a = hdr.y >> sh, b = hdr.z >> sh, cc = hdr.w >> sh;  // bytes 0, 1: sub-blocks 2tq, 2tq+1
     const bool high = tq >= 2;
@@ -117,14 +113,25 @@ struct GemvUnit<WeightQ4K> : GemvStaging<9, 144, false, false> {  // K % 256 == 
     c.sgn = signbit_set(d) ? -1.0f : 1.0f;  // d1 = d·sc with sc >= 0: d1 has d's sign, zero included
 PFX_HD_UNROLL
     for (int s = 0; s < 2; ++s) {
-      const float scale = s == 0 ? 1.0f : 0.0625f;  // the high nibble is read as 16·q
-      const float ads = fmul_rn(ad, scale);         // exact: d is an fp16 (>= 2^-24 or 0)
+      const float ads = s == 0 ? ad : fmul_rn(ad, high_scale);
       const float d1 = fma_rn(byte_plus_2p23(sc2, s), ads, fmul_rn(ads, -8388608.0f));  // |d|·sc·scale, exact
       c.d[s] = d1;
       c.nd[s] = fmul_rn(d1, -8388608.0f);  // exact
       c.m[s] = fmul_rn(dmin, fsub_rn(byte_plus_2p23(mn2, s), 8388608.0f));
     }
+  }
+  // From registers: the 16-byte header and this lane's 32 qs bytes (the decode mat-vec's direct
+  // kernel loads them from global memory, kernels/gemm_fast_gemv_direct.cuh).
+  PFX_HD static Ctx prepare_regs(const uint4& hdr, const uint4& q0, const uint4& q1, int tq) {
+    Ctx c;
+    c.q[0] = q0.x, c.q[1] = q0.y, c.q[2] = q0.z, c.q[3] = q0.w;
+    c.q[4] = q1.x, c.q[5] = q1.y, c.q[6] = q1.z, c.q[7] = q1.w;
+    scales(hdr, tq, 0.0625f, c);  // the high nibble is read as 16·q
     return c;
+  }
+  PFX_HD static Ctx prepare(const uint8_t* srow, int /*m*/, int tq) {
+    return prepare_regs(*reinterpret_cast<const uint4*>(srow), *reinterpret_cast<const uint4*>(srow + 16 + 32 * tq),
+                        *reinterpret_cast<const uint4*>(srow + 32 + 32 * tq), tq);
   }
   PFX_HD static void nibbles4(uint32_t v, float d, float nd, float sgn, float m, uint32_t& h01, uint32_t& h23) {
     float y[4];

@@ -36,7 +36,8 @@ const std::vector<GemmVariantEntry>& gemm_variants_q6k();
 const std::vector<GemmVariantEntry>& gemm_variants_q8_0();
 const std::vector<GemmVariantEntry>& gemm_variants_f16();
 
-// Decode mat-vec, 1 <= T <= kGemvMaxT (gemm_fast_gemv.cu).
-void gemv_launch(uint32_t ggml_type, const GemmLaunch& a);
+// Decode mat-vec, 1 <= T <= kGemvMaxT (gemm_fast_gemv.cu); kernel: a GemvKernel (gemm_fast.h),
+// already checked to take the type.
+void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a);
 
 }  // namespace pfx::kernels::detail

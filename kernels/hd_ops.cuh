@@ -41,6 +41,14 @@ PFX_HD uint32_t funnel_r(uint32_t lo, uint32_t hi, uint32_t sh) {
   return static_cast<uint32_t>(((static_cast<uint64_t>(hi) << 32) | lo) >> (sh & 31u));
 #endif
 }
+// The high 32 bits of (hi:lo) << (sh % 32) (shf.l.wrap); funnel_l(x, x, r) rotates x left by r.
+PFX_HD uint32_t funnel_l(uint32_t lo, uint32_t hi, uint32_t sh) {
+#ifdef __CUDA_ARCH__
+  return __funnelshift_l(lo, hi, sh);
+#else
+  return static_cast<uint32_t>((((static_cast<uint64_t>(hi) << 32) | lo) << (sh & 31u)) >> 32);
+#endif
+}
 // The same bits as another 32-bit type (device and host: a register move once optimised).
 template <class To, class From>
 PFX_HD To same_bits(From v) {

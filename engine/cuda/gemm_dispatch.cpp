@@ -176,9 +176,11 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
     return run_generic(w, x16, T, y, e);
   }
   if (fast_) {
-    const std::string why = kernels::gemm_fast_unsupported_reason(view(w), T);
+    const bool decode = T <= kernels::kGemvMaxT;  // gemv_fast takes q5_K too
+    const std::string why = decode ? kernels::gemv_fast_unsupported_reason(view(w), T)
+                                   : kernels::gemm_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
-      if (T <= kernels::kGemvMaxT)
+      if (decode)
         kernels::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
       else
         kernels::gemm_fast(view(w), x16, T, y, to_fast(e), stream_);

@@ -9,6 +9,9 @@
 //    float64 reference: a weight or activation in the wrong fragment slot cannot pass.
 // Shapes: N not a multiple of 16 (rows past N), q6_K / q8_0 rows at every misalignment, partial last
 // units (q8_0 / f16 with K % 256 != 0), T = 1, 3 and 8.
+// The direct kernel (kernels/gemm_fast_gemv_direct.cuh: q4_K, q5_K, q6_K) the same way: its lanes'
+// loads straight from "global memory" (every byte read must lie inside the tensor), fragments
+// exact, emulated MMAs into its two accumulators vs float64.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "gemm_reference.h"
+#include "kernels/gemm_fast_gemv_direct.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "quant/fp16.h"
 
@@ -205,6 +209,124 @@ TEST(GemvTiles, Q8_0) {
 TEST(GemvTiles, F16) {
   check_gemv_tiles<WeightF16, 1>(40, 1088, 28);
   check_gemv_tiles<WeightF16, 8>(24, 1152, 29);  // 4·256 + 128
+}
+
+// ---- the direct kernel -----------------------------------------------------------------------
+// Every lane of every (row block, unit) as k_gemv_direct runs it: fetch (each load checked to lie
+// inside the tensor or X), prepare, the B fragments, the 16 MMAs into two accumulators.
+template <class D, int kT>
+void check_gemv_direct(int64_t N, int64_t K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::vector<uint8_t> raw = random_weights(D::kGgmlType, N, K, rng);
+  const std::vector<uint16_t> w16 = reference_weights_f16(D::kGgmlType, raw, N, K);
+  const std::vector<uint16_t> xh = random_activations(kT * K, rng);
+  const int64_t rb = row_bytes(D::kGgmlType, K);
+  Aligned wdev(raw.size()), xdev(xh.size() * 2);
+  std::memcpy(wdev.p, raw.data(), raw.size());
+  std::memcpy(xdev.p, xh.data(), xh.size() * 2);
+  const GemvSrc src{wdev.p, wdev.p + wdev.n, rb, reinterpret_cast<const uint16_t*>(xdev.p), static_cast<int>(N),
+                    static_cast<int>(K)};
+  const int units = static_cast<int>(K / kGemvUnitK);
+  std::vector<double> y(static_cast<size_t>(kT * N), 0.0);
+  std::set<uintptr_t> block_offsets_mod8;
+  int64_t bad_weights = 0, checked = 0;
+  for (int n0 = 0; n0 < N; n0 += kGemvRows) {
+    for (int u = 0; u < units; ++u) {
+      std::vector<MmaRegs> mmas(static_cast<size_t>(2 * kGemvPairs));
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, tq = lane & 3;
+        const uint8_t* blk_lo = gemv_row(src, n0 + g) + static_cast<int64_t>(u) * D::kBlockBytes;
+        const uint8_t* blk_hi = gemv_row(src, n0 + g + 8) + static_cast<int64_t>(u) * D::kBlockBytes;
+        block_offsets_mod8.insert(reinterpret_cast<uintptr_t>(blk_lo) & 7u);
+        const typename D::Ctx lo = D::prepare(D::fetch(blk_lo, tq), tq), hi = D::prepare(D::fetch(blk_hi, tq), tq);
+        uint4 b[kGemvPairs];
+        gemv_direct_x<D, kT>(src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, g, tq, b);
+        int j = 0;
+        gemv_direct_mmas<D>(lo, hi, b, tq, [&](int acc, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+          ASSERT_LT(j, 2 * kGemvPairs);
+          ASSERT_EQ(acc, j % 2) << "the first MMA of a pair goes to accumulator 0, the second to 1";
+          auto& m = mmas[static_cast<size_t>(j)];
+          for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
+          m.b[static_cast<size_t>(lane)] = {b0, b1};
+          const int k = kGemvUnitK * u + D::k0(j / 2, tq) + 4 * (j % 2);
+          for (int h = 0; h < 2; ++h) {
+            const int64_t n = n0 + g + 8 * h;
+            if (n >= N) continue;
+            for (int e = 0; e < 4; ++e) {
+              const uint16_t got = static_cast<uint16_t>(a[h + 2 * (e / 2)] >> (16 * (e % 2)));
+              const uint16_t want = w16[static_cast<size_t>(n * K + k + e)];
+              ++checked;
+              if (got != want && ++bad_weights <= 8)
+                ADD_FAILURE() << type_name(D::kGgmlType) << " direct T=" << kT << " row " << n << " k " << k + e << ": 0x"
+                              << std::hex << got << ", want 0x" << want << std::dec;
+            }
+          }
+          ++j;
+        });
+        ASSERT_EQ(j, 2 * kGemvPairs) << "MMAs of lane " << lane << ", unit " << u;
+      }
+      double d[16][8] = {};
+      for (int j = 0; j < 2 * kGemvPairs; ++j) emulate_mma(mmas[static_cast<size_t>(j)], d);
+      for (int r = 0; r < 16 && n0 + r < N; ++r)
+        for (int t = 0; t < kT; ++t) y[static_cast<size_t>(t * N + n0 + r)] += d[r][t];
+    }
+  }
+  EXPECT_EQ(bad_weights, 0) << bad_weights << " of " << checked << " weights differ";
+  EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
+  const Reference ref = reference_gemm(xh, w16, kT, N, K);
+  int64_t bad_y = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    if (std::fabs(y[i] - ref.y[i]) > 1e-12 * ref.abssum[i] + 1e-300 && ++bad_y <= 8)
+      ADD_FAILURE() << type_name(D::kGgmlType) << " direct T=" << kT << " y[" << i / static_cast<size_t>(N) << "]["
+                    << i % static_cast<size_t>(N) << "] = " << y[i] << ", want " << ref.y[i];
+  EXPECT_EQ(bad_y, 0);
+  if (D::kGgmlType == kQ6K) EXPECT_EQ(block_offsets_mod8.size(), 4u) << "q6_K blocks at every offset % 8";
+  std::printf("  %s direct T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu block offsets mod 8\n",
+              type_name(D::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
+              static_cast<long long>(checked - bad_weights), block_offsets_mod8.size());
+}
+
+// The loads of one lane's fetch stay inside the tensor: k_gemv_direct's q6_K windows reach up to 6
+// bytes before a block and 8 past a piece (kernels/gemm_fast_gemv_direct.cuh). Checked here by
+// address arithmetic on the last block of the last row and the first of the first.
+TEST(GemvDirect, Q6KWindowsStayInsideTheTensor) {
+  for (int64_t K : {256, 1280, 4096, 11008}) {
+    const int64_t rb = row_bytes(kQ6K, K), N = 6;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t u = 0; u < K / 256; ++u) {
+        const int64_t blk = n * rb + 210 * u;  // tensor base 16-byte aligned: address % 8 = blk % 8
+        const int64_t s = blk & 7;
+        for (int tq = 0; tq < 4; ++tq) {
+          const int64_t hh = tq >> 1, l0 = 16 * (tq & 1);
+          for (int64_t off : {64 * hh + l0, 64 * hh + 32 + l0, 128 + 32 * hh + l0}) {
+            const int64_t w0 = (blk + off) & ~int64_t{7};
+            EXPECT_GE(w0, 0);
+            EXPECT_LE(w0 + 24, N * rb) << "K " << K << " row " << n << " unit " << u;
+            EXPECT_LE(w0 + 24, blk + 210) << "a window passes its block";
+            EXPECT_EQ((blk + off) & 7, s) << "pieces of a lane share their offset mod 8";
+          }
+        }
+      }
+  }
+}
+
+TEST(GemvDirect, Q4K) {
+  check_gemv_direct<DirectQ4K, 1>(264, 1024, 41);
+  check_gemv_direct<DirectQ4K, 3>(40, 2048, 42);
+  check_gemv_direct<DirectQ4K, 8>(24, 1024, 43);
+}
+
+TEST(GemvDirect, Q5K) {
+  check_gemv_direct<DirectQ5K, 1>(264, 1024, 44);
+  check_gemv_direct<DirectQ5K, 3>(40, 2048, 45);
+  check_gemv_direct<DirectQ5K, 8>(24, 1024, 46);
+}
+
+// K = 1280: rows of 1050 bytes, so blocks sit at every offset mod 8 across rows.
+TEST(GemvDirect, Q6K) {
+  check_gemv_direct<DirectQ6K, 1>(264, 1280, 47);
+  check_gemv_direct<DirectQ6K, 3>(24, 11008, 48);
+  check_gemv_direct<DirectQ6K, 8>(40, 1280, 49);
 }
 
 }  // namespace

@@ -275,23 +275,34 @@ TEST(GemmFast, SwigluMatchesCublasAt7BShape) {
 }
 
 // ---- decode mat-vec ----
+// gemv_fast's weight types (q5_K: the direct kernel only) and its kernels: Auto (what the engine
+// runs) and each one of gemv_fast_kernels.
+constexpr uint32_t kGemvTypes[] = {kQ4K, kQ5K, kQ6K, kQ8_0, kF16};
+std::vector<GemvKernel> gemv_kernels_with_auto(uint32_t type) {
+  std::vector<GemvKernel> ks{GemvKernel::Auto};
+  for (GemvKernel k : gemv_fast_kernels(type)) ks.push_back(k);
+  return ks;
+}
+
 TEST(GemvFast, RandomMatchesCpuReference) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(11);
-  for (uint32_t type : kFastTypes) {
+  for (uint32_t type : kGemvTypes) {
     const int64_t N = kSmallN, K = small_k(type);
     const Weights w = make_weights(type, N, K, 700 + type);
     for (int64_t T : {1, 2, 5, 8}) {
       const std::vector<uint16_t> xh = random_activations(T * K, rng);
       const Reference ref = reference_gemm(xh, w.w16, T, N, K);
       DeviceBuffer<uint16_t> x(xh);
-      EpilogueCase c(ref, T, N, rng);
-      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-      c.check(
-          std::string(type_name(type)) + " gemv T=" + std::to_string(T),
-          [&](void* y, GemmEpilogue e) { gemv_fast(w.view(), x.get(), T, y, e, stream.get()); }, tol,
-          F16Compare::kClampOverflow);
+      for (GemvKernel k : gemv_kernels_with_auto(type)) {
+        EpilogueCase c(ref, T, N, rng);
+        const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+        c.check(
+            std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
+            [&](void* y, GemmEpilogue e) { gemv_fast_kernel(k, w.view(), x.get(), T, y, e, stream.get()); }, tol,
+            F16Compare::kClampOverflow);
+      }
     }
   }
 }
@@ -305,7 +316,8 @@ TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
   const struct {
     uint32_t type;
     int64_t N, K;
-  } shapes[] = {{kQ4K, 4096, 11008}, {kQ6K, 11008, 4096}, {kQ8_0, 1000, 4160}, {kF16, 520, 4096}};
+  } shapes[] = {{kQ4K, 4096, 11008}, {kQ4K, 4104, 4096}, {kQ5K, 4096, 11008}, {kQ6K, 11008, 4096},
+                {kQ6K, 1000, 11008}, {kQ8_0, 1000, 4160}, {kF16, 520, 4096}};
   for (const auto& sh : shapes) {
     const Weights w = make_weights(sh.type, sh.N, sh.K, 900 + sh.type);
     for (int64_t T : {1, 3, 8}) {
@@ -313,16 +325,43 @@ TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
       const Reference ref = reference_gemm(xh, w.w16, T, sh.N, sh.K);
       DeviceBuffer<uint16_t> x(xh);
       DeviceBuffer<float> y(static_cast<size_t>(T * sh.N));
-      y.poison();
-      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-      const std::vector<float> first = y.download();
-      const std::string what = std::string(type_name(sh.type)) + " gemv " + std::to_string(sh.N) + "x" +
-                               std::to_string(sh.K) + " T=" + std::to_string(T);
-      EXPECT_TRUE(compare(what, to_double(first), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
-      y.poison();
-      gemv_fast(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-      const std::vector<float> second = y.download();
-      EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0) << what << ": run-to-run";
+      for (GemvKernel k : gemv_kernels_with_auto(sh.type)) {
+        y.poison();
+        gemv_fast_kernel(k, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        const std::vector<float> first = y.download();
+        const std::string what = std::string(type_name(sh.type)) + " gemv " + gemv_kernel_name(k) + " " +
+                                 std::to_string(sh.N) + "x" + std::to_string(sh.K) + " T=" + std::to_string(T);
+        EXPECT_TRUE(compare(what, to_double(first), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
+        y.poison();
+        gemv_fast_kernel(k, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        const std::vector<float> second = y.download();
+        EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0) << what << ": run-to-run";
+      }
+    }
+  }
+}
+
+// A small case for compute-sanitizer (memcheck, racecheck): every gemv kernel of every type once,
+// T = 1 and 8, the last row group ragged (N = 264) so the clamped rows and the tensor's last block
+// are read.
+TEST(GemvFast, SmallCaseForSanitizers) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(13);
+  for (uint32_t type : kGemvTypes) {
+    const int64_t N = kSmallN, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 1000 + type);
+    for (int64_t T : {1, 8}) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<float> y(static_cast<size_t>(T * N));
+      for (GemvKernel k : gemv_fast_kernels(type)) {
+        y.poison();
+        gemv_fast_kernel(k, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        EXPECT_TRUE(compare(std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
+                            to_double(y.download()), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
+      }
     }
   }
 }
@@ -331,7 +370,7 @@ TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
 TEST(GemvFast, OneHotRowsGiveExactWeights) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for (uint32_t type : kFastTypes) {
+  for (uint32_t type : kGemvTypes) {
     const int64_t N = kSmallN, K = small_k(type), T = 8;
     const Weights w = make_weights(type, N, K, 800 + type);
     int64_t bad = 0;

@@ -35,6 +35,7 @@ const char* type_name(uint32_t t) {
   switch (t) {
     case kQ8_0: return "q8_0";
     case kQ4K: return "q4_K";
+    case kQ5K: return "q5_K";
     case kQ6K: return "q6_K";
     case kF16: return "f16";
     default: return "?";
@@ -60,6 +61,7 @@ std::vector<uint8_t> random_weights(uint32_t t, int64_t N, int64_t K, std::mt199
     uint8_t* blk = raw.data() + b * tr.type_size;
     switch (t) {
       case kQ4K:  // d, dmin at 0, 2
+      case kQ5K:
         put16(blk, random_scale(rng, -12, -6));
         put16(blk + 2, random_scale(rng, -12, -6));
         break;

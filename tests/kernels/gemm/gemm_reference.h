@@ -13,8 +13,11 @@ namespace pfx::kernels::test {
 
 // ggml type ids (base/quant/types.h) of the fast kernels' weight types.
 inline constexpr uint32_t kF16 = static_cast<uint32_t>(quant::Type::F16), kQ8_0 = static_cast<uint32_t>(quant::Type::Q8_0),
-                          kQ4K = static_cast<uint32_t>(quant::Type::Q4_K), kQ6K = static_cast<uint32_t>(quant::Type::Q6_K);
+                          kQ4K = static_cast<uint32_t>(quant::Type::Q4_K), kQ5K = static_cast<uint32_t>(quant::Type::Q5_K),
+                          kQ6K = static_cast<uint32_t>(quant::Type::Q6_K);
 inline constexpr uint32_t kFastTypes[] = {kQ4K, kQ6K, kQ8_0, kF16};
+// gemm_ws's weight types (kernels/gemm_ws.h): the fast types and q5_K.
+inline constexpr uint32_t kWsTypes[] = {kQ4K, kQ5K, kQ6K, kQ8_0, kF16};
 
 const char* type_name(uint32_t ggml_type);
 int64_t row_bytes(uint32_t ggml_type, int64_t cols);

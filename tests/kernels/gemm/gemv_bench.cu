@@ -1,0 +1,216 @@
+// gemv_bench: the decode mat-vec's kernels side by side (gemv_fast_kernel: staged, direct_w4/w8/w16
+// and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight bandwidth.
+// Not a test: it checks nothing but CUDA errors (the kernels' correctness is test_gemm_fast's).
+// Per (type, shape, T, kernel): launches back to back as in a decode step, each on the next of
+// several weight sets whose total exceeds 3x the 50 MB L2 (no launch finds its weights in L2), one
+// event pair around kBatch launches; the median of --reps such batches. GB/s = the weight bytes
+// one launch reads / its time.
+//   gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--csv FILE]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gemm_reference.h"
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_fast.h"
+
+namespace pfx::kernels::bench {
+namespace {
+
+constexpr size_t kL2Bytes = 50u << 20;
+constexpr int kBatch = 20;  // launches per timed batch
+
+struct Options {
+  int reps = 25;
+  std::vector<int64_t> Ts{1, 8};
+  std::vector<uint32_t> types{test::kQ4K, test::kQ5K, test::kQ6K, test::kQ8_0};
+  std::string csv;
+};
+
+// Weight sets of one shape on the device (rotated through so that no launch hits L2).
+class WeightSets {
+ public:
+  WeightSets(const std::vector<uint8_t>& raw, size_t count) : bytes_(raw.size()) {
+    for (size_t i = 0; i < count; ++i) {
+      void* p = nullptr;
+      CUDA_CHECK(cudaMalloc(&p, bytes_));
+      CUDA_CHECK(cudaMemcpy(p, raw.data(), bytes_, cudaMemcpyHostToDevice));
+      sets_.push_back(p);
+    }
+  }
+  ~WeightSets() {
+    for (void* p : sets_) CUDA_CHECK_NOEXCEPT(cudaFree(p));
+  }
+  WeightSets(const WeightSets&) = delete;  // owns the allocations
+  WeightSets& operator=(const WeightSets&) = delete;
+  const void* operator[](size_t i) const { return sets_[i % sets_.size()]; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_;
+  std::vector<void*> sets_;
+};
+
+// Median µs per launch of `launch(i)` run kBatch times back to back (i = 0, 1, ... across the
+// whole run, so consecutive launches read different weight sets), over `reps` timed batches after
+// one warm-up batch.
+template <class Launch>
+double median_us_per_launch(cudaStream_t s, int reps, Launch&& launch) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  size_t i = 0;
+  for (int b = 0; b < kBatch; ++b) launch(i++);
+  std::vector<double> us;
+  for (int r = 0; r < reps; ++r) {
+    CUDA_CHECK(cudaEventRecord(start, s));
+    for (int b = 0; b < kBatch; ++b) launch(i++);
+    CUDA_CHECK(cudaEventRecord(stop, s));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    us.push_back(1000.0 * ms / kBatch);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+struct Result {
+  std::string type, kernel;
+  int64_t T, N, K;
+  double us, gbs;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+uint32_t type_of(const std::string& name) {
+  for (uint32_t t : {test::kQ4K, test::kQ5K, test::kQ6K, test::kQ8_0, test::kF16})
+    if (name == test::type_name(t)) return t;
+  std::fprintf(stderr, "gemv_bench: unknown type %s (q4_K, q5_K, q6_K, q8_0, f16)\n", name.c_str());
+  std::exit(2);
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      o.reps = std::max(5, std::atoi(argv[++i]));
+    } else if (a == "--T" && i + 1 < argc) {
+      o.Ts.clear();
+      for (const auto& t : split(argv[++i])) o.Ts.push_back(std::clamp<int64_t>(std::atoll(t.c_str()), 1, kGemvMaxT));
+    } else if (a == "--types" && i + 1 < argc) {
+      o.types.clear();
+      for (const auto& t : split(argv[++i])) o.types.push_back(type_of(t));
+    } else if (a == "--csv" && i + 1 < argc) {
+      o.csv = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--csv FILE]\n");
+      return 2;
+    }
+  }
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
+  std::vector<Result> results;
+  for (uint32_t type : o.types) {
+    for (const auto& sh : shapes) {
+      const int64_t N = sh[0], K = sh[1];
+      std::mt19937_64 rng(static_cast<uint64_t>(N * 7 + K + type));
+      const std::vector<uint8_t> raw = test::random_weights(type, N, K, rng);
+      const WeightSets w(raw, std::clamp<size_t>(3 * kL2Bytes / raw.size() + 1, 2, 32));
+      const std::vector<uint16_t> xh = test::random_activations(kGemvMaxT * K, rng);
+      void *x = nullptr, *y = nullptr;
+      CUDA_CHECK(cudaMalloc(&x, xh.size() * 2));
+      CUDA_CHECK(cudaMemcpy(x, xh.data(), xh.size() * 2, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMalloc(&y, static_cast<size_t>(kGemvMaxT * N) * 4));
+      std::vector<GemvKernel> kernels = gemv_fast_kernels(type);
+      kernels.push_back(GemvKernel::Auto);
+      for (int64_t T : o.Ts)
+        for (GemvKernel k : kernels) {
+          const double us = median_us_per_launch(stream, o.reps, [&](size_t i) {
+            gemv_fast_kernel(k, {w[i], type, N, K}, static_cast<const uint16_t*>(x), T, y, GemmEpilogue::StoreF32, stream);
+          });
+          const Result r{test::type_name(type), gemv_kernel_name(k), T, N, K, us, w.bytes() / (us * 1e-6) / 1e9};
+          std::printf("%-5s T=%lld N=%-6lld K=%-6lld %-11s %8.2f us %7.0f GB/s\n", r.type.c_str(),
+                      static_cast<long long>(T), static_cast<long long>(N), static_cast<long long>(K), r.kernel.c_str(), us,
+                      r.gbs);
+          std::fflush(stdout);
+          results.push_back(r);
+        }
+      CUDA_CHECK(cudaFree(x));
+      CUDA_CHECK(cudaFree(y));
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+
+  // Summary: per (type, shape, T) every kernel's GB/s, and auto against staged where both exist.
+  std::printf("\n== gemv summary (GB/s effective, weights only; median of %d batches of %d launches)\n", o.reps, kBatch);
+  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged", "dir_w4", "dir_w8", "dir_w16",
+              "auto", "auto/st");
+  std::map<std::string, std::map<std::string, double>> table;
+  std::vector<std::string> order;
+  for (const auto& r : results) {
+    const std::string key = r.type + " " + std::to_string(r.T) + " " + std::to_string(r.N) + "x" + std::to_string(r.K);
+    if (!table.count(key)) order.push_back(key);
+    table[key][r.kernel] = r.gbs;
+  }
+  for (const auto& key : order) {
+    const auto& m = table[key];
+    const auto cell = [&](const char* k) {
+      const auto it = m.find(k);
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%8s", it == m.end() ? "-" : std::to_string(static_cast<long long>(it->second)).c_str());
+      return std::string(buf);
+    };
+    std::istringstream ks(key);
+    std::string type, T, shape;
+    ks >> type >> T >> shape;
+    const auto st = m.find("staged"), au = m.find("auto");
+    char ratio[16] = "       -";
+    if (st != m.end() && au != m.end()) std::snprintf(ratio, sizeof ratio, "%7.2fx", au->second / st->second);
+    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(), cell("staged").c_str(),
+                cell("direct_w4").c_str(), cell("direct_w8").c_str(), cell("direct_w16").c_str(), cell("auto").c_str(), ratio);
+  }
+  if (!o.csv.empty()) {
+    FILE* f = std::fopen(o.csv.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "gemv_bench: cannot write %s\n", o.csv.c_str());
+      return 1;
+    }
+    std::fprintf(f, "type,kernel,T,N,K,median_us,gbs\n");
+    for (const auto& r : results)
+      std::fprintf(f, "%s,%s,%lld,%lld,%lld,%.3f,%.1f\n", r.type.c_str(), r.kernel.c_str(), static_cast<long long>(r.T),
+                   static_cast<long long>(r.N), static_cast<long long>(r.K), r.us, r.gbs);
+    std::fclose(f);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pfx::kernels::bench
+
+int main(int argc, char** argv) {
+  try {
+    return pfx::kernels::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemv_bench: %s\n", e.what());
+    return 1;
+  }
+}
