@@ -70,6 +70,22 @@ __device__ __forceinline__ void gemv_store(const GemvParams& p, int n, int t, fl
   }
 }
 
+// After __syncthreads: thread (r, t) of the first 16·kT adds the `warps` partial D fragments of its
+// output (warp w's 32 float4 at partials + w·stride bytes, lane-major: rows g, g+8 × tokens 2tq,
+// +1) in warp order, a fixed-order sum, and stores it.
+template <int kT>
+__device__ __forceinline__ void gemv_sum_and_store(const GemvParams& p, int n0, const uint8_t* partials, int stride,
+                                                   int warps) {
+  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
+  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
+  const int n = n0 + r;
+  if (n >= p.src.N) return;
+  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+  float sum = reinterpret_cast<const float*>(partials)[slot];
+  for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
+  gemv_store(p, n, t, sum);
+}
+
 template <class W, int kT>
 __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMinBlocks) k_gemv_fast(const GemvParams p) {
   using C = GemvCfg<W, kT>;
@@ -118,16 +134,7 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
   // the start of its own ring, idle now.
   reinterpret_cast<float4*>(ring)[lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
   __syncthreads();
-  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
-  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
-  const int n = n0 + r;
-  if (n >= p.src.N) return;
-  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
-  float sum = reinterpret_cast<const float*>(gemv_smem)[slot];
-#pragma unroll
-  for (int w = 1; w < C::kWarps; ++w)  // fixed order: run-to-run identical
-    sum += reinterpret_cast<const float*>(gemv_smem + w * C::kWarpBytes)[slot];
-  gemv_store(p, n, t, sum);
+  gemv_sum_and_store<kT>(p, n0, gemv_smem, C::kWarpBytes, C::kWarps);
 }
 
 // ---- the direct kernel ---------------------------------------------------------------------
@@ -135,7 +142,8 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
 // D::kMaxWarps) split the row's units: warp w takes units w, w + warps, ... Each lane keeps the raw
 // bytes of its next unit in registers, fetched right after the current unit's prepare(), so those
 // loads are in flight while the lane decodes and multiplies the current one (no shared memory, no
-// barrier until the end). Two accumulators break the MMA chain in two. The sum of every output is
+// barrier until the end); the next unit's activations are prefetched into L1 at the same point.
+// Two accumulators break the MMA chain in two. The sum of every output is
 // fixed: per warp acc0 + acc1 over its units in order, then the warps in warp order.
 template <class D, int kT>
 __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const GemvParams p) {
@@ -166,6 +174,9 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
       const int64_t next = static_cast<int64_t>(u + warps) * D::kBlockBytes;
       r_lo = D::fetch(row_lo + next, tq);
       r_hi = D::fetch(row_hi + next, tq);
+      // The next unit's activations (x[g][256(u + warps) ..], 512 bytes = 4 lines per token) into
+      // L1, so that its B loads above do not wait on L2 in front of the first MMA.
+      if (g < kT) prefetch_l1(xg + kGemvUnitK * (u + warps) + 64 * tq);
     }
     gemv_direct_mmas<D>(c_lo, c_hi, b, tq, [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
       mma_m16n8k16_f16_f32(acc[j], a, b0, b1);
@@ -175,15 +186,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
   partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
                                     __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
   __syncthreads();
-  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
-  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
-  const int n = n0 + r;
-  if (n >= p.src.N) return;
-  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
-  float sum = reinterpret_cast<const float*>(partial[0])[slot];
-  for (int w = 1; w < warps; ++w)  // fixed order: run-to-run identical
-    sum = __fadd_rn(sum, reinterpret_cast<const float*>(partial[w])[slot]);
-  gemv_store(p, n, t, sum);
+  gemv_sum_and_store<kT>(p, n0, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps);
 }
 
 template <class D>

@@ -1,5 +1,5 @@
 // The project's one set of PTX wrappers (every kernel includes these, nothing else wraps PTX):
-// async copies (cp.async, the bulk copy engine, the tensor-map copy), mbarriers, ldmatrix,
+// async copies (cp.async, the bulk copy engine, the tensor-map copy), an L1 prefetch, mbarriers, ldmatrix,
 // mma.sync m16n8k16, the sm_90a warpgroup MMA (wgmma, shared-memory descriptors, register-sourced
 // A), proxy fences and register reallocation (setmaxnreg). One instruction per wrapper, thin
 // inline asm; include only from .cu files. Fragment layouts as in the PTX ISA.
@@ -32,6 +32,9 @@ template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
+
+// A hint to bring the 128-byte line holding p into L1 (prefetch.global.L1): no register, no wait.
+__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];\n" ::"l"(p)); }
 
 // ---- ldmatrix, mma.sync (sm_80) -----------------------------------------------------------------
 // Four 8x8 fp16 matrices; lane l gives the row address of matrix l/8, row l%8.

@@ -71,6 +71,36 @@ void emulate_mma(const MmaRegs& m, double (&d)[16][8]) {
     }
 }
 
+// The weights one MMA's A fragment `a` of a lane claims: rows n_lo (regs 0, 2) and n_lo + 8 (1, 3)
+// at k .. k + 3, each against fp16_rn(dequantize_row); rows past N are not checked.
+void check_claimed(const uint32_t (&a)[4], const std::vector<uint16_t>& w16, int64_t N, int64_t K, int64_t n_lo, int64_t k,
+                   int64_t& checked, int64_t& bad, const char* what) {
+  for (int h = 0; h < 2; ++h) {
+    const int64_t n = n_lo + 8 * h;
+    if (n >= N) continue;
+    for (int e = 0; e < 4; ++e) {
+      const uint16_t got = static_cast<uint16_t>(a[h + 2 * (e / 2)] >> (16 * (e % 2)));
+      const uint16_t want = w16[static_cast<size_t>(n * K + k + e)];
+      ++checked;
+      if (got != want && ++bad <= 8)
+        ADD_FAILURE() << what << " row " << n << " k " << k + e << ": 0x" << std::hex << got << ", want 0x" << want << std::dec;
+    }
+  }
+}
+
+// y [T, N] assembled from emulated MMAs against the float64 reference (only the order of exact
+// products' additions differs: 1e-12 of Σ|x·w|).
+void expect_matches_float64(const std::vector<double>& y, const std::vector<uint16_t>& xh, const std::vector<uint16_t>& w16,
+                            int64_t T, int64_t N, int64_t K, const char* what) {
+  const Reference ref = reference_gemm(xh, w16, T, N, K);
+  int64_t bad_y = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    if (std::fabs(y[i] - ref.y[i]) > 1e-12 * ref.abssum[i] + 1e-300 && ++bad_y <= 8)
+      ADD_FAILURE() << what << " T=" << T << " y[" << i / static_cast<size_t>(N) << "][" << i % static_cast<size_t>(N)
+                    << "] = " << y[i] << ", want " << ref.y[i];
+  EXPECT_EQ(bad_y, 0);
+}
+
 template <class W>
 void check_k_map() {
   using U = GemvUnit<W>;
@@ -143,20 +173,8 @@ void check_gemv_tiles(int64_t N, int64_t K, uint64_t seed) {
           auto& m = mmas[static_cast<size_t>(j)];
           for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
           m.b[static_cast<size_t>(lane)] = {b0, b1};
-          // The weights this lane claims: rows g (regs 0, 2) and g + 8 (1, 3), k0 + 4·(j % 2) + 0..3.
-          const int k = kGemvUnitK * u + U::k0(j / 2, tq) + 4 * (j % 2);
-          for (int h = 0; h < 2; ++h) {
-            const int64_t n = n0 + g + 8 * h;
-            if (n >= N) continue;
-            for (int e = 0; e < 4; ++e) {
-              const uint16_t got = static_cast<uint16_t>(a[h + 2 * (e / 2)] >> (16 * (e % 2)));
-              const uint16_t want = w16[static_cast<size_t>(n * K + k + e)];
-              ++checked;
-              if (got != want && ++bad_weights <= 8)
-                ADD_FAILURE() << type_name(W::kGgmlType) << " T=" << kT << " row " << n << " k " << k + e << ": 0x" << std::hex
-                              << got << ", want 0x" << want << std::dec;
-            }
-          }
+          check_claimed(a, w16, N, K, n0 + g, kGemvUnitK * u + U::k0(j / 2, tq) + 4 * (j % 2), checked, bad_weights,
+                        type_name(W::kGgmlType));
           ++j;
         });
         ASSERT_EQ(j, 2 * (U::kPartial ? pairs : kGemvPairs)) << "MMAs of lane " << lane << ", unit " << u;
@@ -170,13 +188,7 @@ void check_gemv_tiles(int64_t N, int64_t K, uint64_t seed) {
   EXPECT_EQ(bad_copies, 0);
   EXPECT_EQ(bad_weights, 0) << bad_weights << " of " << checked << " weights differ";
   EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
-  const Reference ref = reference_gemm(xh, w16, kT, N, K);
-  int64_t bad_y = 0;
-  for (size_t i = 0; i < y.size(); ++i)
-    if (std::fabs(y[i] - ref.y[i]) > 1e-12 * ref.abssum[i] + 1e-300 && ++bad_y <= 8)
-      ADD_FAILURE() << type_name(W::kGgmlType) << " T=" << kT << " y[" << i / static_cast<size_t>(N) << "]["
-                    << i % static_cast<size_t>(N) << "] = " << y[i] << ", want " << ref.y[i];
-  EXPECT_EQ(bad_y, 0);
+  expect_matches_float64(y, xh, w16, kT, N, K, type_name(W::kGgmlType));
   if (U::kMayOverrun && W::kGgmlType != kF16) EXPECT_EQ(misalignments.size(), W::kGgmlType == kQ6K ? 8u : 4u);
   std::printf("  %s T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu misalignments\n",
               type_name(W::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
@@ -248,19 +260,8 @@ void check_gemv_direct(int64_t N, int64_t K, uint64_t seed) {
           auto& m = mmas[static_cast<size_t>(j)];
           for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
           m.b[static_cast<size_t>(lane)] = {b0, b1};
-          const int k = kGemvUnitK * u + D::k0(j / 2, tq) + 4 * (j % 2);
-          for (int h = 0; h < 2; ++h) {
-            const int64_t n = n0 + g + 8 * h;
-            if (n >= N) continue;
-            for (int e = 0; e < 4; ++e) {
-              const uint16_t got = static_cast<uint16_t>(a[h + 2 * (e / 2)] >> (16 * (e % 2)));
-              const uint16_t want = w16[static_cast<size_t>(n * K + k + e)];
-              ++checked;
-              if (got != want && ++bad_weights <= 8)
-                ADD_FAILURE() << type_name(D::kGgmlType) << " direct T=" << kT << " row " << n << " k " << k + e << ": 0x"
-                              << std::hex << got << ", want 0x" << want << std::dec;
-            }
-          }
+          check_claimed(a, w16, N, K, n0 + g, kGemvUnitK * u + D::k0(j / 2, tq) + 4 * (j % 2), checked, bad_weights,
+                        type_name(D::kGgmlType));
           ++j;
         });
         ASSERT_EQ(j, 2 * kGemvPairs) << "MMAs of lane " << lane << ", unit " << u;
@@ -273,13 +274,7 @@ void check_gemv_direct(int64_t N, int64_t K, uint64_t seed) {
   }
   EXPECT_EQ(bad_weights, 0) << bad_weights << " of " << checked << " weights differ";
   EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
-  const Reference ref = reference_gemm(xh, w16, kT, N, K);
-  int64_t bad_y = 0;
-  for (size_t i = 0; i < y.size(); ++i)
-    if (std::fabs(y[i] - ref.y[i]) > 1e-12 * ref.abssum[i] + 1e-300 && ++bad_y <= 8)
-      ADD_FAILURE() << type_name(D::kGgmlType) << " direct T=" << kT << " y[" << i / static_cast<size_t>(N) << "]["
-                    << i % static_cast<size_t>(N) << "] = " << y[i] << ", want " << ref.y[i];
-  EXPECT_EQ(bad_y, 0);
+  expect_matches_float64(y, xh, w16, kT, N, K, type_name(D::kGgmlType));
   if (D::kGgmlType == kQ6K) EXPECT_EQ(block_offsets_mod8.size(), 4u) << "q6_K blocks at every offset % 8";
   std::printf("  %s direct T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu block offsets mod 8\n",
               type_name(D::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
