@@ -1,7 +1,9 @@
 // Decode mat-vec of the fast path (gemv_fast): Y[T,N] = X16[T,K] · fp16(W[N,K])ᵀ for T <= 8, reading
-// the raw quantized rows once, at memory bandwidth rather than instruction rate.
+// the raw quantized rows once, at memory bandwidth rather than instruction rate. Two kernels:
+// k_gemv_direct (q4_K, q5_K, q6_K: the default for them; below) and the staged k_gemv_fast (q8_0,
+// f16, and q4_K / q6_K as the named kernel "staged", for side-by-side timing in gemv_bench).
 //
-// A block owns 16 weight rows; its kWarps warps split K into units of 256 (warp w takes units
+// Staged: a block owns 16 weight rows; its kWarps warps split K into units of 256 (warp w takes units
 // w, w + kWarps, ...). Each warp streams its units through a private kStages-deep ring in shared
 // memory with 16-byte cp.async copies (weights and the activation chunks the unit meets, laid out
 // for the MMA: gemm_fast_gemv_tile.cuh), so several units per warp are in flight while it decodes
