@@ -24,7 +24,8 @@ const char* path_name(Path);
 //   Pipelined — dequantize + cuBLAS, the next weight dequantized on a side stream meanwhile;
 //   Fused     — kernels/gemm_ws.h: warp-specialized TMA/wgmma kernels on weights repacked at
 //               load (same bits), dequantized in registers; gate and up fused with SwiGLU;
-//   Staged    — kernels/gemm_fast.h: raw GGUF blocks staged and dequantized in shared memory.
+//   Staged    — kernels/gemm_fast.h: raw GGUF blocks staged and dequantized in shared memory;
+//               decode too keeps the staged gemv (the others run gemv_fast's direct kernel).
 // Chosen per backend (CLI: --gemm), never by the environment; the CLI lists the names in
 // `prefill --version --json` as capabilities.gemm_variants.
 enum class FastGemm { Pipelined, Fused, Staged };

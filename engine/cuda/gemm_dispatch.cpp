@@ -2,6 +2,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cuda/nvtx_range.h"
@@ -27,6 +28,15 @@ kernels::GemmEpilogue to_fast(Epilogue e) {
 }
 
 kernels::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
+
+// Decode kernel: variant "staged" keeps the staged kernels in decode too (the cp.async-ring gemv
+// where it takes the type), so the old decode stays runnable and comparable; else gemv_fast's pick.
+kernels::GemvKernel decode_kernel(FastGemm variant, uint32_t ggml_type) {
+  if (variant != FastGemm::Staged) return kernels::GemvKernel::Auto;
+  const auto ks = kernels::gemv_fast_kernels(ggml_type);
+  return std::find(ks.begin(), ks.end(), kernels::GemvKernel::Staged) != ks.end() ? kernels::GemvKernel::Staged
+                                                                                   : kernels::GemvKernel::Auto;
+}
 }  // namespace
 
 void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
@@ -181,7 +191,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
                                    : kernels::gemm_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
       if (decode)
-        kernels::gemv_fast(view(w), x16, T, y, to_fast(e), stream_);
+        kernels::gemv_fast_kernel(decode_kernel(variant_, w.ggml_type), view(w), x16, T, y, to_fast(e), stream_);
       else
         kernels::gemm_fast(view(w), x16, T, y, to_fast(e), stream_);
       return;

@@ -12,7 +12,8 @@
 //   Fast, prefill, variant "staged": the fused quantized kernels of kernels/gemm_fast.h (raw
 //     blocks → exact fp16 in shared memory → wgmma), on the GGUF blocks as loaded.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
-//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
+//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks (its direct kernel for the K-quants;
+//     variant "staged" keeps its staged kernel where that takes the type).
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
 #include <cuda_runtime_api.h>
