@@ -203,6 +203,7 @@ const char* gemv_kernel_name(GemvKernel k) {
   switch (k) {
     case GemvKernel::Auto: return "auto";
     case GemvKernel::Staged: return "staged";
+    case GemvKernel::DirectW2: return "direct_w2";
     case GemvKernel::DirectW4: return "direct_w4";
     case GemvKernel::DirectW8: return "direct_w8";
     case GemvKernel::DirectW16: return "direct_w16";
@@ -212,9 +213,10 @@ const char* gemv_kernel_name(GemvKernel k) {
 
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
   switch (ggml_type) {
-    case kQ4K: return {GemvKernel::Staged, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16};
-    case kQ6K: return {GemvKernel::Staged, GemvKernel::DirectW4, GemvKernel::DirectW8};
-    case kQ5K: return {GemvKernel::DirectW4, GemvKernel::DirectW8};
+    case kQ4K:
+      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16};
+    case kQ6K: return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8};
+    case kQ5K: return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8};
     case kQ8_0:
     case kF16: return {GemvKernel::Staged};
     default: return {};

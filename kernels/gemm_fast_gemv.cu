@@ -283,24 +283,28 @@ namespace pfx::kernels::detail {
 
 namespace {
 
-// Warps per 16-row block of the direct kernel when gemv_fast chooses (GemvKernel::Auto): about
-// 2-4 units per warp and enough warps to fill the GPU: K >= 8192 (32+ units per row) 16 warps;
-// else 8 while there are at most 1024 row blocks (N <= 16384), 4 above (the vocab head); never more
-// warps than units, nor than the type allows. From the expected balance of load and decode, not
-// yet a measured table (gemv_bench times every choice).
-int direct_warps(int64_t N, int64_t K, int max_warps) {
-  const int64_t units = K / dev::kGemvUnitK, blocks = (N + dev::kGemvRows - 1) / dev::kGemvRows;
-  int w = units >= 32 ? 16 : (blocks <= 1024 ? 8 : 4);
+// Warps per 16-row block of the direct kernel when gemv_fast chooses (GemvKernel::Auto), from the
+// H200 table (gemv_bench, docs/h200-evidence/s5-call1-gemv-direct-fe7929f.txt): fewer warps per
+// block, i.e. more units per warp behind one prefetch, won wherever the grid still fills the GPU.
+// q5_K, q6_K: 4 at every 7B shape (+10-40% over 8). q4_K: 8 at 4096 rows and at K = 11008
+// (256 blocks: 4 warps leave SMs short of warps), 4 at the vocab head (2000 blocks), and at
+// 11008 x 4096 4 for T <= 4, 8 above (T = 1: 1304 vs 1208 GB/s; T = 8: 845 vs 925). Never more
+// warps than units.
+int direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
+  const int64_t units = K / dev::kGemvUnitK;
+  int w = 4;
+  if (type == dev::DirectQ4K::kGgmlType) w = (N <= 4096 || K >= 8192 || (N <= 16384 && T > 4)) ? 8 : 4;
   while (w > 1 && w > units) w /= 2;
-  return w < max_warps ? w : max_warps;
+  return w;
 }
 
-int warps_of(GemvKernel k, int64_t N, int64_t K, int max_warps) {
+int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {
+    case GemvKernel::DirectW2: return 2;
     case GemvKernel::DirectW4: return 4;
     case GemvKernel::DirectW8: return 8;
     case GemvKernel::DirectW16: return 16;
-    default: return direct_warps(N, K, max_warps);
+    default: return direct_warps(type, T, N, K);
   }
 }
 
@@ -316,11 +320,11 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
   if (k != GemvKernel::Staged) {
     switch (ggml_type) {
       case DirectQ4K::kGgmlType:
-        return launch_gemv_direct<DirectQ4K>(p, T, warps_of(k, a.N, a.K, DirectQ4K::kMaxWarps), a.stream);
+        return launch_gemv_direct<DirectQ4K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
       case DirectQ5K::kGgmlType:
-        return launch_gemv_direct<DirectQ5K>(p, T, warps_of(k, a.N, a.K, DirectQ5K::kMaxWarps), a.stream);
+        return launch_gemv_direct<DirectQ5K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
       case DirectQ6K::kGgmlType:
-        return launch_gemv_direct<DirectQ6K>(p, T, warps_of(k, a.N, a.K, DirectQ6K::kMaxWarps), a.stream);
+        return launch_gemv_direct<DirectQ6K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
       default: break;  // Auto: the staged kernel
     }
   }

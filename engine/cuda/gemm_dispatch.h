@@ -10,7 +10,7 @@
 //     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
 //     and the SwiGLU epilogue.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
-//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks.
+//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks (its direct kernel for the K-quants).
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
 #include <cuda_runtime_api.h>
