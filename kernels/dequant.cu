@@ -10,6 +10,7 @@
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dequant_decode.cuh"
+#include "kernels/flat_cfg.h"
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
@@ -17,11 +18,7 @@
 
 namespace pfx::kernels {
 
-struct DequantCfg {
-  static constexpr int kThreads = 256;
-  static constexpr int kElemsPerThread = 8;  // 16 bytes of fp16 output
-  static_assert(sm90::is_warp_block(kThreads), "dequant: whole warps, within the block limit");
-};
+using DequantCfg = FlatCfg<256, 8>;  // 16 bytes of fp16 output per step
 
 namespace {
 

@@ -4,17 +4,14 @@
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/elementwise_math.cuh"
+#include "kernels/flat_cfg.h"
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
 
 namespace pfx::kernels {
 
-struct ElementwiseCfg {
-  static constexpr int kThreads = 256;
-  static constexpr int kVec = 4;
-  static_assert(sm90::is_warp_block(kThreads), "elementwise: whole warps, within the block limit");
-};
+using ElementwiseCfg = FlatCfg<256, 4>;  // 4 floats (one float4) per vector step
 
 namespace {
 // Vector loop when every pointer is 16-byte aligned (float4 in, 4 halves out as 8 bytes), the
@@ -69,7 +66,7 @@ PFX_KERNEL_LAUNCH_INFO("k_elementwise_f32_to_f16", ElementwiseCfg::kThreads, 0);
 namespace {
 // Number of leading 4-element vectors the vector loop may take: all of them when every pointer
 // is 16-byte aligned (fp16 outputs: 8-byte), none otherwise.
-int64_t vector_count(int64_t n, bool aligned) { return aligned ? n / ElementwiseCfg::kVec : 0; }
+int64_t vector_count(int64_t n, bool aligned) { return aligned ? n / ElementwiseCfg::kElemsPerThread : 0; }
 
 void check_n(const char* who, int64_t n) { detail::require(n >= 1, who, ": n=", n, " must be positive"); }
 

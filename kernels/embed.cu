@@ -3,6 +3,7 @@
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dequant_decode.cuh"
+#include "kernels/flat_cfg.h"
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
@@ -10,11 +11,7 @@
 
 namespace pfx::kernels {
 
-struct EmbedCfg {
-  static constexpr int kThreads = 128;
-  static constexpr int kElemsPerThread = 8;
-  static_assert(sm90::is_warp_block(kThreads), "embed: whole warps, within the block limit");
-};
+using EmbedCfg = FlatCfg<128, 8>;  // 8 values of a row: two float4 stores
 
 namespace {
 

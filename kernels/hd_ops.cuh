@@ -109,24 +109,28 @@ PFX_HD uint32_t pack_half2_rn(float lo, float hi) {
   return static_cast<uint32_t>(quant::fp32_to_fp16(lo)) | (static_cast<uint32_t>(quant::fp32_to_fp16(hi)) << 16);
 #endif
 }
-// Per half: fp16_rn(a − b) and fp16_rn(a · b) (HSUB2 / HMUL2.RN); host: the fp32 result of two
-// halves' difference/product as used here is exact, so rounding it once to fp16 is the same.
-PFX_HD uint32_t hsub2(uint32_t a, uint32_t b) {
+// Per half: fp16_rn(a − b) (kSub, HSUB2) or fp16_rn(a · b) (kMul, HMUL2.RN); host: the fp32
+// result of two halves' difference/product as used here is exact, so rounding it once to fp16 is
+// the same. One body for both, so the two operations cannot drift apart in their half handling.
+enum class Half2Op { kSub, kMul };
+template <Half2Op Op>
+PFX_HD uint32_t half2_op(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-  const __half2 r = __hsub2(*reinterpret_cast<const __half2*>(&a), *reinterpret_cast<const __half2*>(&b));
+  const __half2 x = *reinterpret_cast<const __half2*>(&a), y = *reinterpret_cast<const __half2*>(&b);
+  __half2 r;
+  if constexpr (Op == Half2Op::kSub)
+    r = __hsub2(x, y);
+  else
+    r = __hmul2_rn(x, y);
   return *reinterpret_cast<const uint32_t*>(&r);
 #else
-  return pack_half2_rn(half_bits_to_float(a) - half_bits_to_float(b), half_bits_to_float(a >> 16) - half_bits_to_float(b >> 16));
+  const auto op = [](float x, float y) { return Op == Half2Op::kSub ? x - y : x * y; };
+  return pack_half2_rn(op(half_bits_to_float(a), half_bits_to_float(b)),
+                       op(half_bits_to_float(a >> 16), half_bits_to_float(b >> 16)));
 #endif
 }
-PFX_HD uint32_t hmul2_rn(uint32_t a, uint32_t b) {
-#ifdef __CUDA_ARCH__
-  const __half2 r = __hmul2_rn(*reinterpret_cast<const __half2*>(&a), *reinterpret_cast<const __half2*>(&b));
-  return *reinterpret_cast<const uint32_t*>(&r);
-#else
-  return pack_half2_rn(half_bits_to_float(a) * half_bits_to_float(b), half_bits_to_float(a >> 16) * half_bits_to_float(b >> 16));
-#endif
-}
+PFX_HD uint32_t hsub2(uint32_t a, uint32_t b) { return half2_op<Half2Op::kSub>(a, b); }
+PFX_HD uint32_t hmul2_rn(uint32_t a, uint32_t b) { return half2_op<Half2Op::kMul>(a, b); }
 
 // A read-only global load (ld.global.nc).
 template <class T>

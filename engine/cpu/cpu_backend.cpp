@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cpu/ops.h"
+#include "model/layer_vectors.h"
 #include "quant/dequant.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -44,13 +45,7 @@ CpuBackend::CpuBackend(const model::Model& model, int64_t max_ctx, int threads, 
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const model::LayerWeights& src = w.layers[i];
     Layer& l = layers_[i];
-    l.attn_norm = dequantize_vector(src.attn_norm);
-    l.ffn_norm = dequantize_vector(src.ffn_norm);
-    if (src.has_qkv_bias()) {
-      l.bq = dequantize_vector(src.bq);
-      l.bk = dequantize_vector(src.bk);
-      l.bv = dequantize_vector(src.bv);
-    }
+    model::convert_layer_vectors(src, l, dequantize_vector);
     l.wq = WeightMatrix(src.wq, resident_, threads_);
     l.wk = WeightMatrix(src.wk, resident_, threads_);
     l.wv = WeightMatrix(src.wv, resident_, threads_);

@@ -19,6 +19,7 @@
 #include "cuda/nvtx_range.h"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
+#include "model/layer_vectors.h"
 #include "quant/dequant.h"
 #include "util/error.h"
 
@@ -131,13 +132,7 @@ struct CudaBackend::Impl {
       const auto& lw = w.layers[l];
       LayerDev d;
       d.prefix = "blk." + std::to_string(l) + ".";
-      d.attn_norm = upload_vector_f32(lw.attn_norm);
-      d.ffn_norm = upload_vector_f32(lw.ffn_norm);
-      if (lw.has_qkv_bias()) {
-        d.bq = upload_vector_f32(lw.bq);
-        d.bk = upload_vector_f32(lw.bk);
-        d.bv = upload_vector_f32(lw.bv);
-      }
+      model::convert_layer_vectors(lw, d, upload_vector_f32);
       d.wq = upload_matrix(lw.wq);
       d.wk = upload_matrix(lw.wk);
       d.wv = upload_matrix(lw.wv);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "gpu_test_support.h"
 #include "kernels/kernels.h"
@@ -74,16 +76,36 @@ void for_each_size_and_offset(Body body) {
   }
 }
 
+// Inputs of a two-input op: x and y on the host, and their device copies dx, dy.
+struct TwoInputs {
+  TwoInputs(std::vector<float> x_host, std::vector<float> y_host)
+      : x(std::move(x_host)), y(std::move(y_host)), dx(x), dy(y) {}
+  std::vector<float> x, y;
+  DeviceBuffer<float> dx, dy;
+};
+struct Range { float lo, hi; };
+
+// body(n, off, in) for every n and offset of for_each_size_and_offset, with in.x and in.y n + off
+// random values drawn from x_range, then y_range ([lo, hi) each; x first keeps the draw order).
+template <class Body>
+void for_each_two_inputs(Range x_range, Range y_range, Body body) {
+  for_each_size_and_offset([&](int64_t n, int off) {
+    auto x = random_floats(static_cast<size_t>(n + off), x_range.lo, x_range.hi);
+    auto y = random_floats(static_cast<size_t>(n + off), y_range.lo, y_range.hi);
+    const TwoInputs in(std::move(x), std::move(y));
+    body(n, off, in);
+  });
+}
+
 TEST(Elementwise, SiluMulMatchesReference) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for_each_size_and_offset([&](int64_t n, int off) {
-    const auto g = random_floats(static_cast<size_t>(n + off), -8.0f, 8.0f);
-    const auto u = random_floats(static_cast<size_t>(n + off), -2.0f, 2.0f);
-    DeviceBuffer<float> dg(g), du(u);
+  for_each_two_inputs({-8.0f, 8.0f}, {-2.0f, 2.0f}, [&](int64_t n, int off, const TwoInputs& in) {
+    const std::vector<float>& g = in.x;  // gate
+    const std::vector<float>& u = in.y;  // up
     DeviceBuffer<uint16_t> a(static_cast<size_t>(n + off));
     a.poison();
-    silu_mul_f32_to_f16(dg.get() + off, du.get() + off, a.get() + off, n, stream.get());
+    silu_mul_f32_to_f16(in.dx.get() + off, in.dy.get() + off, a.get() + off, n, stream.get());
     const auto got = a.download();
     std::vector<double> got_d, ref;
     for (int64_t i = 0; i < n; ++i) {
@@ -102,14 +124,12 @@ TEST(Elementwise, SiluMulMatchesReference) {
 TEST(Elementwise, AddF32IsExact) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  for_each_size_and_offset([&](int64_t n, int off) {
-    const auto x = random_floats(static_cast<size_t>(n + off), -100.0f, 100.0f);
-    const auto y = random_floats(static_cast<size_t>(n + off), -1.0f, 1.0f);
-    DeviceBuffer<float> dx(x), dy(y);
-    add_f32(dx.get() + off, dy.get() + off, n, stream.get());
-    std::vector<float> want(x);
-    for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i + off)] = x[static_cast<size_t>(i + off)] + y[static_cast<size_t>(i + off)];
-    EXPECT_TRUE(compare_bits("add_f32", dx.download(), want));
+  for_each_two_inputs({-100.0f, 100.0f}, {-1.0f, 1.0f}, [&](int64_t n, int off, const TwoInputs& in) {
+    add_f32(in.dx.get() + off, in.dy.get() + off, n, stream.get());
+    std::vector<float> want(in.x);
+    for (int64_t i = 0; i < n; ++i)
+      want[static_cast<size_t>(i + off)] = in.x[static_cast<size_t>(i + off)] + in.y[static_cast<size_t>(i + off)];
+    EXPECT_TRUE(compare_bits("add_f32", in.dx.download(), want));
   });
 }
 
