@@ -44,6 +44,7 @@
 //  f16   the bits as stored.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/gemm_fast_weights.cuh"
 #include "quant/types.h"
@@ -513,28 +514,18 @@ struct WsDecodeF16 {
   }
 };
 
-// The decoder of each type id.
+// The decoder of each type id: the one of the list whose kType it is.
+template <int kType, class... Decoders>
+struct WsDecoderOf;
+template <int kType, class First, class... Rest>
+struct WsDecoderOf<kType, First, Rest...> {
+  using type = std::conditional_t<First::kType == kType, First, typename WsDecoderOf<kType, Rest...>::type>;
+};
 template <int kType>
-struct WsDecoder;
-template <>
-struct WsDecoder<kWsQ4K> {
-  using type = WsDecodeQ4K;
+struct WsDecoderOf<kType> {
+  using type = void;  // no decoder: a use fails to compile
 };
-template <>
-struct WsDecoder<kWsQ5K> {
-  using type = WsDecodeQ5K;
-};
-template <>
-struct WsDecoder<kWsQ6K> {
-  using type = WsDecodeQ6K;
-};
-template <>
-struct WsDecoder<kWsQ8_0> {
-  using type = WsDecodeQ8_0;
-};
-template <>
-struct WsDecoder<kWsF16> {
-  using type = WsDecodeF16;
-};
+template <int kType>
+struct WsDecoder : WsDecoderOf<kType, WsDecodeQ4K, WsDecodeQ5K, WsDecodeQ6K, WsDecodeQ8_0, WsDecodeF16> {};
 
 }  // namespace pfx::kernels::dev

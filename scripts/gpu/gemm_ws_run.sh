@@ -12,25 +12,7 @@ set -uo pipefail
 build=$(cd "$1" && pwd); top=$2; shift 2
 mkdir -p "$top/logs"; top=$(cd "$top" && pwd); out=$top/logs
 stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info host gpu bench e2e)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-export PFX_FIXTURES=${PFX_FIXTURES:-$PWD/.carry/gemm/fixtures}
-prefill=$build/engine/cli/prefill
-tests=$build/tests/kernels/gemm
-model7b=/tmp/pfx-7b-q4km.gguf
-summary=$top/summary.txt
-: >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-
-run_stage() {  # NAME SECONDS CMD...
-  local name=$1 secs=$2; shift 2
-  local t0=$SECONDS
-  timeout "$secs" bash -c "$*" >"$out/$name.log" 2>&1
-  local rc=$?
-  note "stage $name: rc=$rc ($((SECONDS - t0)) s)"
-  grep -E '^\[  (PASSED|FAILED)  \]' "$out/$name.log" | sed 's/^/    /' | sort -u | head -12 | tee -a "$summary" >/dev/null
-  return $rc
-}
+source "$(dirname "$0")/stage_runner.sh"  # paths, note, run_stage
 
 stage_info() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
