@@ -101,6 +101,61 @@ void expect_matches_float64(const std::vector<double>& y, const std::vector<uint
   EXPECT_EQ(bad_y, 0);
 }
 
+// What the staged and the direct kernel's checks share: random blocks of a type, their fp16
+// reference, X, the "device" copies (with guard bytes), and per (row block n0, unit u) the MMAs of
+// all 32 lanes recorded in issue order, every weight a lane claims checked against the reference,
+// the MMAs emulated into y; finish() compares y with float64.
+template <int kT>
+struct WarpEmulation {
+  WarpEmulation(uint32_t t, int64_t n, int64_t k, uint64_t seed)
+      : type(t), N(n), K(k), rng(seed), raw(random_weights(t, n, k, rng)), w16(reference_weights_f16(t, raw, n, k)),
+        xh(random_activations(kT * k, rng)), wdev(raw.size()), xdev(xh.size() * 2),
+        src{wdev.p, wdev.p + wdev.n, row_bytes(t, k), reinterpret_cast<const uint16_t*>(xdev.p), static_cast<int>(n),
+            static_cast<int>(k)},
+        y(static_cast<size_t>(kT * n), 0.0) {
+    std::memcpy(wdev.p, raw.data(), raw.size());
+    std::memcpy(xdev.p, xh.data(), xh.size() * 2);
+  }
+  // lane_mmas(lane, mma): lane `lane` issues its n_mmas MMAs of unit u, mma(a[4], b0, b1) each; MMA
+  // j is pair j / 2, half j % 2 of the kernel's k map k0(p, tq).
+  template <class K0, class LaneMmas>
+  void unit(int n0, int u, int n_mmas, K0&& k0, LaneMmas&& lane_mmas) {
+    std::vector<MmaRegs> mmas(static_cast<size_t>(n_mmas));
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, tq = lane & 3;
+      int j = 0;
+      lane_mmas(lane, [&](const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+        ASSERT_LT(j, n_mmas);
+        auto& m = mmas[static_cast<size_t>(j)];
+        for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
+        m.b[static_cast<size_t>(lane)] = {b0, b1};
+        check_claimed(a, w16, N, K, n0 + g, kGemvUnitK * u + k0(j / 2, tq) + 4 * (j % 2), checked, bad, type_name(type));
+        ++j;
+      });
+      ASSERT_EQ(j, n_mmas) << "MMAs of lane " << lane << ", unit " << u;
+    }
+    double d[16][8] = {};
+    for (const MmaRegs& m : mmas) emulate_mma(m, d);
+    for (int r = 0; r < 16 && n0 + r < N; ++r)
+      for (int t = 0; t < kT; ++t) y[static_cast<size_t>(t * N + n0 + r)] += d[r][t];
+  }
+  void finish() {
+    EXPECT_EQ(bad, 0) << bad << " of " << checked << " weights differ";
+    EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
+    expect_matches_float64(y, xh, w16, kT, N, K, type_name(type));
+  }
+
+  uint32_t type;
+  int64_t N, K;
+  std::mt19937_64 rng;
+  std::vector<uint8_t> raw;
+  std::vector<uint16_t> w16, xh;
+  Aligned wdev, xdev;
+  GemvSrc src;
+  std::vector<double> y;
+  int64_t checked = 0, bad = 0;
+};
+
 template <class W>
 void check_k_map() {
   using U = GemvUnit<W>;
@@ -120,34 +175,24 @@ void check_k_map() {
 template <class W, int kT>
 void check_gemv_tiles(int64_t N, int64_t K, uint64_t seed) {
   using U = GemvUnit<W>;
-  std::mt19937_64 rng(seed);
-  const std::vector<uint8_t> raw = random_weights(W::kGgmlType, N, K, rng);
-  const std::vector<uint16_t> w16 = reference_weights_f16(W::kGgmlType, raw, N, K);
-  const std::vector<uint16_t> xh = random_activations(kT * K, rng);
-  const int64_t rb = row_bytes(W::kGgmlType, K);
-  Aligned wdev(raw.size()), xdev(xh.size() * 2);
-  std::memcpy(wdev.p, raw.data(), raw.size());
-  std::memcpy(xdev.p, xh.data(), xh.size() * 2);
-  const GemvSrc src{wdev.p, wdev.p + wdev.n, rb, reinterpret_cast<const uint16_t*>(xdev.p), static_cast<int>(N),
-                    static_cast<int>(K)};
+  WarpEmulation<kT> e(W::kGgmlType, N, K, seed);
   constexpr int kStage = kGemvStageBytes<W, kT>;
   Aligned stage(kStage);
   const int units = static_cast<int>((K + kGemvUnitK - 1) / kGemvUnitK);
-  std::vector<double> y(static_cast<size_t>(kT * N), 0.0);
   std::set<int> misalignments;
-  int64_t bad_weights = 0, checked = 0, bad_copies = 0;
+  int64_t bad_copies = 0;
   for (int n0 = 0; n0 < N; n0 += kGemvRows) {
     for (int u = 0; u < units; ++u) {
       // Staging, as the warp's 32 lanes issue it.
       std::memset(stage.p, 0xCC, kStage);
       std::vector<int> written(static_cast<size_t>(kStage), 0);
       for (int lane = 0; lane < 32; ++lane) {
-        const GemvCopier<W, kT> copier(src, n0, lane);
+        const GemvCopier<W, kT> copier(e.src, n0, lane);
         copier.stage(u, [&](int off, const void* from, uint32_t bytes) {
           const auto* f = static_cast<const uint8_t*>(from);
           const bool is_x = off >= kGemvWeightBytes<W>;
-          const uint8_t* lo = is_x ? xdev.p : wdev.p;
-          const uint8_t* hi = is_x ? xdev.p + xdev.n : wdev.p + wdev.n;
+          const uint8_t* lo = is_x ? e.xdev.p : e.wdev.p;
+          const uint8_t* hi = is_x ? e.xdev.p + e.xdev.n : e.wdev.p + e.wdev.n;
           const bool ok = off >= 0 && off + 16 <= kStage && off % 16 == 0 && bytes <= 16 &&
                           reinterpret_cast<uintptr_t>(f) % 16 == 0 && f >= lo && (bytes == 0 || f + bytes <= hi);
           if (!ok) {
@@ -162,37 +207,20 @@ void check_gemv_tiles(int64_t N, int64_t K, uint64_t seed) {
       }
       // Fragments of every lane.
       const int pairs = gemv_pairs_in_unit(static_cast<int>(K), u);
-      std::vector<MmaRegs> mmas(static_cast<size_t>(2 * kGemvPairs));
-      for (int lane = 0; lane < 32; ++lane) {
-        const int g = lane >> 2, tq = lane & 3;
-        const int m_lo = U::misalign(gemv_row(src, n0 + g), u), m_hi = U::misalign(gemv_row(src, n0 + g + 8), u);
+      e.unit(n0, u, 2 * (U::kPartial ? pairs : kGemvPairs), U::k0, [&](int lane, auto&& mma) {
+        const int g = lane >> 2;
+        const int m_lo = U::misalign(gemv_row(e.src, n0 + g), u), m_hi = U::misalign(gemv_row(e.src, n0 + g + 8), u);
         misalignments.insert(m_lo);
-        int j = 0;
-        gemv_unit_mmas<W, kT>(stage.p, m_lo, m_hi, lane, pairs, [&](const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-          ASSERT_LT(j, 2 * kGemvPairs);
-          auto& m = mmas[static_cast<size_t>(j)];
-          for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
-          m.b[static_cast<size_t>(lane)] = {b0, b1};
-          check_claimed(a, w16, N, K, n0 + g, kGemvUnitK * u + U::k0(j / 2, tq) + 4 * (j % 2), checked, bad_weights,
-                        type_name(W::kGgmlType));
-          ++j;
-        });
-        ASSERT_EQ(j, 2 * (U::kPartial ? pairs : kGemvPairs)) << "MMAs of lane " << lane << ", unit " << u;
-      }
-      double d[16][8] = {};
-      for (int j = 0; j < 2 * (U::kPartial ? pairs : kGemvPairs); ++j) emulate_mma(mmas[static_cast<size_t>(j)], d);
-      for (int r = 0; r < 16 && n0 + r < N; ++r)
-        for (int t = 0; t < kT; ++t) y[static_cast<size_t>(t * N + n0 + r)] += d[r][t];
+        gemv_unit_mmas<W, kT>(stage.p, m_lo, m_hi, lane, pairs, mma);
+      });
     }
   }
   EXPECT_EQ(bad_copies, 0);
-  EXPECT_EQ(bad_weights, 0) << bad_weights << " of " << checked << " weights differ";
-  EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
-  expect_matches_float64(y, xh, w16, kT, N, K, type_name(W::kGgmlType));
+  e.finish();
   if (U::kMayOverrun && W::kGgmlType != kF16) EXPECT_EQ(misalignments.size(), W::kGgmlType == kQ6K ? 8u : 4u);
   std::printf("  %s T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu misalignments\n",
               type_name(W::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
-              static_cast<long long>(checked - bad_weights), misalignments.size());
+              static_cast<long long>(e.checked - e.bad), misalignments.size());
 }
 
 TEST(GemvTiles, KMapsCoverEachUnitOnce) {
@@ -228,57 +256,29 @@ TEST(GemvTiles, F16) {
 // inside the tensor or X), prepare, the B fragments, the 16 MMAs into two accumulators.
 template <class D, int kT>
 void check_gemv_direct(int64_t N, int64_t K, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::vector<uint8_t> raw = random_weights(D::kGgmlType, N, K, rng);
-  const std::vector<uint16_t> w16 = reference_weights_f16(D::kGgmlType, raw, N, K);
-  const std::vector<uint16_t> xh = random_activations(kT * K, rng);
-  const int64_t rb = row_bytes(D::kGgmlType, K);
-  Aligned wdev(raw.size()), xdev(xh.size() * 2);
-  std::memcpy(wdev.p, raw.data(), raw.size());
-  std::memcpy(xdev.p, xh.data(), xh.size() * 2);
-  const GemvSrc src{wdev.p, wdev.p + wdev.n, rb, reinterpret_cast<const uint16_t*>(xdev.p), static_cast<int>(N),
-                    static_cast<int>(K)};
-  const int units = static_cast<int>(K / kGemvUnitK);
-  std::vector<double> y(static_cast<size_t>(kT * N), 0.0);
+  WarpEmulation<kT> e(D::kGgmlType, N, K, seed);
   std::set<uintptr_t> block_offsets_mod8;
-  int64_t bad_weights = 0, checked = 0;
-  for (int n0 = 0; n0 < N; n0 += kGemvRows) {
-    for (int u = 0; u < units; ++u) {
-      std::vector<MmaRegs> mmas(static_cast<size_t>(2 * kGemvPairs));
-      for (int lane = 0; lane < 32; ++lane) {
+  for (int n0 = 0; n0 < N; n0 += kGemvRows)
+    for (int u = 0; u < static_cast<int>(K / kGemvUnitK); ++u)
+      e.unit(n0, u, 2 * kGemvPairs, D::k0, [&](int lane, auto&& mma) {
         const int g = lane >> 2, tq = lane & 3;
-        const uint8_t* blk_lo = gemv_row(src, n0 + g) + static_cast<int64_t>(u) * D::kBlockBytes;
-        const uint8_t* blk_hi = gemv_row(src, n0 + g + 8) + static_cast<int64_t>(u) * D::kBlockBytes;
+        const uint8_t* blk_lo = gemv_row(e.src, n0 + g) + static_cast<int64_t>(u) * D::kBlockBytes;
+        const uint8_t* blk_hi = gemv_row(e.src, n0 + g + 8) + static_cast<int64_t>(u) * D::kBlockBytes;
         block_offsets_mod8.insert(reinterpret_cast<uintptr_t>(blk_lo) & 7u);
         const typename D::Ctx lo = D::prepare(D::fetch(blk_lo, tq), tq), hi = D::prepare(D::fetch(blk_hi, tq), tq);
         uint4 b[kGemvPairs];
-        gemv_direct_x<D, kT>(src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, g, tq, b);
+        gemv_direct_x<D, kT>(e.src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, g, tq, b);
         int j = 0;
         gemv_direct_mmas<D>(lo, hi, b, tq, [&](int acc, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-          ASSERT_LT(j, 2 * kGemvPairs);
-          ASSERT_EQ(acc, j % 2) << "the first MMA of a pair goes to accumulator 0, the second to 1";
-          auto& m = mmas[static_cast<size_t>(j)];
-          for (int i = 0; i < 4; ++i) m.a[static_cast<size_t>(lane)][static_cast<size_t>(i)] = a[i];
-          m.b[static_cast<size_t>(lane)] = {b0, b1};
-          check_claimed(a, w16, N, K, n0 + g, kGemvUnitK * u + D::k0(j / 2, tq) + 4 * (j % 2), checked, bad_weights,
-                        type_name(D::kGgmlType));
-          ++j;
+          EXPECT_EQ(acc, j++ % 2) << "the first MMA of a pair goes to accumulator 0, the second to 1";
+          mma(a, b0, b1);
         });
-        ASSERT_EQ(j, 2 * kGemvPairs) << "MMAs of lane " << lane << ", unit " << u;
-      }
-      double d[16][8] = {};
-      for (int j = 0; j < 2 * kGemvPairs; ++j) emulate_mma(mmas[static_cast<size_t>(j)], d);
-      for (int r = 0; r < 16 && n0 + r < N; ++r)
-        for (int t = 0; t < kT; ++t) y[static_cast<size_t>(t * N + n0 + r)] += d[r][t];
-    }
-  }
-  EXPECT_EQ(bad_weights, 0) << bad_weights << " of " << checked << " weights differ";
-  EXPECT_EQ(checked, N * K) << "every weight appears in exactly one A fragment slot";
-  expect_matches_float64(y, xh, w16, kT, N, K, type_name(D::kGgmlType));
+      });
+  e.finish();
   if (D::kGgmlType == kQ6K) EXPECT_EQ(block_offsets_mod8.size(), 4u) << "q6_K blocks at every offset % 8";
   std::printf("  %s direct T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu block offsets mod 8\n",
               type_name(D::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
-              static_cast<long long>(checked - bad_weights), block_offsets_mod8.size());
+              static_cast<long long>(e.checked - e.bad), block_offsets_mod8.size());
 }
 
 // The loads of one lane's fetch stay inside the tensor: k_gemv_direct's q6_K windows reach up to 6
@@ -305,20 +305,15 @@ TEST(GemvDirect, Q6KWindowsStayInsideTheTensor) {
   }
 }
 
-TEST(GemvDirect, Q4K) {
+// q4_K and q5_K with a ragged last row group (N = 264), q6_K at K = 1280 (1050-byte rows: blocks
+// at every offset mod 8) and K = 11008 (43 units); T = 1, 3 and 8 for each.
+TEST(GemvDirect, LanesOfQ4KQ5KQ6K) {
   check_gemv_direct<DirectQ4K, 1>(264, 1024, 41);
   check_gemv_direct<DirectQ4K, 3>(40, 2048, 42);
   check_gemv_direct<DirectQ4K, 8>(24, 1024, 43);
-}
-
-TEST(GemvDirect, Q5K) {
   check_gemv_direct<DirectQ5K, 1>(264, 1024, 44);
   check_gemv_direct<DirectQ5K, 3>(40, 2048, 45);
   check_gemv_direct<DirectQ5K, 8>(24, 1024, 46);
-}
-
-// K = 1280: rows of 1050 bytes, so blocks sit at every offset mod 8 across rows.
-TEST(GemvDirect, Q6K) {
   check_gemv_direct<DirectQ6K, 1>(264, 1280, 47);
   check_gemv_direct<DirectQ6K, 3>(24, 11008, 48);
   check_gemv_direct<DirectQ6K, 8>(40, 1280, 49);

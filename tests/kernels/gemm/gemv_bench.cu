@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,10 +87,11 @@ double median_us_per_launch(cudaStream_t s, int reps, Launch&& launch) {
   return us[us.size() / 2];
 }
 
-struct Result {
-  std::string type, kernel;
+struct Result {  // one timed (type, kernel, T, shape)
+  std::string type;
   int64_t T, N, K;
-  double us, gbs;
+  std::string kernel;
+  double us, gbs;  // median µs per launch; weight bytes / that time
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -104,6 +107,15 @@ uint32_t type_of(const std::string& name) {
     if (name == test::type_name(t)) return t;
   std::fprintf(stderr, "gemv_bench: unknown type %s (q4_K, q5_K, q6_K, q8_0, f16)\n", name.c_str());
   std::exit(2);
+}
+
+// One row per timed (type, kernel, T, shape).
+void write_csv(const std::string& path, const std::vector<Result>& results) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f << "type,kernel,T,N,K,median_us,gbs\n";
+  for (const auto& r : results)
+    f << r.type << ',' << r.kernel << ',' << r.T << ',' << r.N << ',' << r.K << ',' << r.us << ',' << r.gbs << '\n';
 }
 
 int run(int argc, char** argv) {
@@ -147,7 +159,7 @@ int run(int argc, char** argv) {
           const double us = median_us_per_launch(stream, o.reps, [&](size_t i) {
             gemv_fast_kernel(k, {w[i], type, N, K}, static_cast<const uint16_t*>(x), T, y, GemmEpilogue::StoreF32, stream);
           });
-          const Result r{test::type_name(type), gemv_kernel_name(k), T, N, K, us, w.bytes() / (us * 1e-6) / 1e9};
+          const Result r{test::type_name(type), T, N, K, gemv_kernel_name(k), us, w.bytes() / (us * 1e-6) / 1e9};
           std::printf("%-5s T=%lld N=%-6lld K=%-6lld %-11s %8.2f us %7.0f GB/s\n", r.type.c_str(),
                       static_cast<long long>(T), static_cast<long long>(N), static_cast<long long>(K), r.kernel.c_str(), us,
                       r.gbs);
@@ -189,29 +201,17 @@ int run(int argc, char** argv) {
                 cell("direct_w2").c_str(), cell("direct_w4").c_str(), cell("direct_w8").c_str(), cell("direct_w16").c_str(),
                 cell("auto").c_str(), ratio);
   }
-  if (!o.csv.empty()) {
-    FILE* f = std::fopen(o.csv.c_str(), "w");
-    if (f == nullptr) {
-      std::fprintf(stderr, "gemv_bench: cannot write %s\n", o.csv.c_str());
-      return 1;
-    }
-    std::fprintf(f, "type,kernel,T,N,K,median_us,gbs\n");
-    for (const auto& r : results)
-      std::fprintf(f, "%s,%s,%lld,%lld,%lld,%.3f,%.1f\n", r.type.c_str(), r.kernel.c_str(), static_cast<long long>(r.T),
-                   static_cast<long long>(r.N), static_cast<long long>(r.K), r.us, r.gbs);
-    std::fclose(f);
-  }
+  if (!o.csv.empty()) write_csv(o.csv, results);
   return 0;
 }
 
 }  // namespace
 }  // namespace pfx::kernels::bench
 
-int main(int argc, char** argv) {
-  try {
-    return pfx::kernels::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemv_bench: %s\n", e.what());
-    return 1;
-  }
+// A CUDA error or an unwritable --csv ends the run: the message, exit code 1.
+int main(int argc, char** argv) try {
+  return pfx::kernels::bench::run(argc, argv);
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "gemv_bench: %s\n", e.what());
+  return 1;
 }
