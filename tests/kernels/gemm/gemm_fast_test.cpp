@@ -64,6 +64,24 @@ std::string label(uint32_t type, const GemmVariantInfo& v, int64_t T, const char
   return case_label(type, v, T) + " " + what;
 }
 
+// Random activations against the float64 reference on the small shape: for each type, weights
+// seeded weight_seed + type; for each T, the activations drawn from rng (then `check` may draw
+// more from it, in its own order), uploaded, and check(type, weights, T, x, reference).
+template <class Types, class Check>
+void for_each_random_case(const Types& types, std::initializer_list<int64_t> Ts, uint64_t weight_seed, std::mt19937_64& rng,
+                          Check&& check) {
+  for (uint32_t type : types) {
+    const int64_t K = small_k(type);
+    const Weights w = make_weights(type, kSmallN, K, weight_seed + type);
+    for (int64_t T : Ts) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, kSmallN, K);
+      DeviceBuffer<uint16_t> x(xh);
+      check(type, w, T, x, ref);
+    }
+  }
+}
+
 // ---- X = identity: Y[t][n] = w16[n][t] exactly (one product with 1.0, the rest exact zeros) ----
 TEST(GemmFast, WeightsBitExactThroughIdentity) {
   PFX_REQUIRE_GPU();
@@ -95,26 +113,20 @@ TEST(GemmFast, RandomMatchesCpuReference) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(7);
-  for (uint32_t type : kFastTypes) {
-    const int64_t N = kSmallN, K = small_k(type);
-    const Weights w = make_weights(type, N, K, 200 + type);
-    for (int64_t T : {1, 7, 33, 128, 511, 513}) {
-      const std::vector<uint16_t> xh = random_activations(T * K, rng);
-      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
-      DeviceBuffer<uint16_t> x(xh);
-      EpilogueCase c(ref, T, N, rng);
-      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-      const auto& variants = gemm_fast_variants(type);
-      for (size_t v = 0; v < variants.size(); ++v) {
-        if (!variant_selected(variants[v].name)) continue;
-        const int vi = static_cast<int>(v);
-        c.check(
-            case_label(type, variants[v], T),
-            [&](void* y, GemmEpilogue e) { gemm_fast_variant(vi, w.view(), x.get(), T, y, e, stream.get()); }, tol,
-            F16Compare::kClampOverflow);
-      }
+  for_each_random_case(kFastTypes, {1, 7, 33, 128, 511, 513}, 200, rng,
+                       [&](uint32_t type, const Weights& w, int64_t T, const DeviceBuffer<uint16_t>& x, const Reference& ref) {
+    EpilogueCase c(ref, T, kSmallN, rng);
+    const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+    const auto& variants = gemm_fast_variants(type);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!variant_selected(variants[v].name)) continue;
+      const int vi = static_cast<int>(v);
+      c.check(
+          case_label(type, variants[v], T),
+          [&](void* y, GemmEpilogue e) { gemm_fast_variant(vi, w.view(), x.get(), T, y, e, stream.get()); }, tol,
+          F16Compare::kClampOverflow);
     }
-  }
+  });
 }
 
 // Bound on |a − silu(g)·u| when g, u carry errors eg, eu (|d silu/dg| ≤ 1.1), plus the fp16
@@ -288,23 +300,17 @@ TEST(GemvFast, RandomMatchesCpuReference) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(11);
-  for (uint32_t type : kGemvTypes) {
-    const int64_t N = kSmallN, K = small_k(type);
-    const Weights w = make_weights(type, N, K, 700 + type);
-    for (int64_t T : {1, 2, 5, 8}) {
-      const std::vector<uint16_t> xh = random_activations(T * K, rng);
-      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
-      DeviceBuffer<uint16_t> x(xh);
-      for (GemvKernel k : gemv_kernels_with_auto(type)) {
-        EpilogueCase c(ref, T, N, rng);
-        const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-        c.check(
-            std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
-            [&](void* y, GemmEpilogue e) { gemv_fast_kernel(k, w.view(), x.get(), T, y, e, stream.get()); }, tol,
-            F16Compare::kClampOverflow);
-      }
+  for_each_random_case(kGemvTypes, {1, 2, 5, 8}, 700, rng,
+                       [&](uint32_t type, const Weights& w, int64_t T, const DeviceBuffer<uint16_t>& x, const Reference& ref) {
+    for (GemvKernel k : gemv_kernels_with_auto(type)) {
+      EpilogueCase c(ref, T, kSmallN, rng);
+      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+      c.check(
+          std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
+          [&](void* y, GemmEpilogue e) { gemv_fast_kernel(k, w.view(), x.get(), T, y, e, stream.get()); }, tol,
+          F16Compare::kClampOverflow);
     }
-  }
+  });
 }
 
 // 7B shapes (many units per warp, K = 11008: 43 units over 8 warps; q8_0 with a partial last unit),
@@ -348,22 +354,16 @@ TEST(GemvFast, SmallCaseForSanitizers) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(13);
-  for (uint32_t type : kGemvTypes) {
-    const int64_t N = kSmallN, K = small_k(type);
-    const Weights w = make_weights(type, N, K, 1000 + type);
-    for (int64_t T : {1, 8}) {
-      const std::vector<uint16_t> xh = random_activations(T * K, rng);
-      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
-      DeviceBuffer<uint16_t> x(xh);
-      DeviceBuffer<float> y(static_cast<size_t>(T * N));
-      for (GemvKernel k : gemv_fast_kernels(type)) {
-        y.poison();
-        gemv_fast_kernel(k, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-        EXPECT_TRUE(compare(std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
-                            to_double(y.download()), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
-      }
+  for_each_random_case(kGemvTypes, {1, 8}, 1000, rng,
+                       [&](uint32_t type, const Weights& w, int64_t T, const DeviceBuffer<uint16_t>& x, const Reference& ref) {
+    DeviceBuffer<float> y(static_cast<size_t>(T * kSmallN));
+    for (GemvKernel k : gemv_fast_kernels(type)) {
+      y.poison();
+      gemv_fast_kernel(k, w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+      EXPECT_TRUE(compare(std::string(type_name(type)) + " gemv " + gemv_kernel_name(k) + " T=" + std::to_string(T),
+                          to_double(y.download()), ref.y, [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
     }
-  }
+  });
 }
 
 // One-hot activation rows: y[t][n] = w16[n][k_t] exactly, for 8 spread-out k_t per launch.
