@@ -66,12 +66,19 @@ class FieldReader {
   //   f.read_present({{"note", &row.note}});                       // absent or null: left as it is
   using Member = std::variant<std::string*, bool*, std::int32_t*, std::uint32_t*, std::uint64_t*>;
   using Fields = std::initializer_list<std::pair<std::string_view, Member>>;
+  // (Plain pair members, not structured bindings: clang 14, the fuzz build's compiler, cannot
+  // capture a structured binding in a lambda.)
   void read(Fields fields) const {
-    for (const auto& [key, member] : fields) std::visit([&](auto* m) { *m = as(field(key), key, m); }, member);
+    for (const auto& f : fields) {
+      const std::string_view key = f.first;
+      std::visit([&](auto* m) { *m = as(field(key), key, m); }, f.second);
+    }
   }
   void read_present(Fields fields) const {
-    for (const auto& [key, member] : fields)
-      if (const JsonValue* v = optional(key)) std::visit([&](auto* m) { *m = as(*v, key, m); }, member);
+    for (const auto& f : fields) {
+      const std::string_view key = f.first;
+      if (const JsonValue* v = optional(key)) std::visit([&](auto* m) { *m = as(*v, key, m); }, f.second);
+    }
   }
 
  private:
