@@ -275,7 +275,7 @@ struct CudaBackend::Impl {
         NvtxRange r(L.prefix + "ffn_norm", norm_flops);
         rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
       }
-      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
+      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
         gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
         gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
         NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);

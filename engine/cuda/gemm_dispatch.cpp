@@ -187,7 +187,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
   run_generic(w, x16, T, y, e);
 }
 
-bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& /*up: packed with gate*/,
+bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate,
                               const uint16_t* x16, int T, uint16_t* a16) {
   if (!fast_ || variant_ != FastGemm::Fused) return false;
   const auto it = packed_swiglu_.find(&gate);

@@ -61,10 +61,10 @@ class GemmDispatch {
   FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
-  // Fast path only: a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one fused kernel. Returns false (nothing
-  // launched) where the fused kernel does not apply; the caller then runs the unfused sequence.
-  bool run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up, const uint16_t* x16,
-                  int T, uint16_t* a16);
+  // Fused variant only: a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel, on the gate/up pair that
+  // prepare() interleaved under `gate`. Returns false (nothing launched) where that does not apply
+  // (another variant, decode, a pair not interleaved); the caller then runs the unfused sequence.
+  bool run_swiglu(const std::string& range, const DeviceMatrix& gate, const uint16_t* x16, int T, uint16_t* a16);
   void note_fallback(const std::string& reason);
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   cublasContext* cublas() const { return handle_; }
