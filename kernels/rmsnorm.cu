@@ -28,6 +28,13 @@ namespace {
 __device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
   return 1.0f / sqrtf(sum_sq / static_cast<float>(D) + eps);  // IEEE div and sqrt (no fast-math)
 }
+// ss + x² + y² + z² + w², added in that order (the summation order both kernels share).
+__device__ __forceinline__ float add_squares(float ss, float4 v) {
+  ss = fmaf(v.x, v.x, ss);
+  ss = fmaf(v.y, v.y, ss);
+  ss = fmaf(v.z, v.z, ss);
+  return fmaf(v.w, v.w, ss);
+}
 // Four outputs fp16((x * r) * w), packed as the row's next 8 bytes.
 __device__ __forceinline__ uint2 normed4(float4 v, float4 g, float r) {
   uint2 o;
@@ -76,20 +83,9 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) v[b] = row[i + 32 * b];
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      ss = fmaf(v[b].x, v[b].x, ss);
-      ss = fmaf(v[b].y, v[b].y, ss);
-      ss = fmaf(v[b].z, v[b].z, ss);
-      ss = fmaf(v[b].w, v[b].w, ss);
-    }
+    for (int b = 0; b < kBatch; ++b) ss = add_squares(ss, v[b]);
   }
-  for (; i < n4; i += 32) {
-    const float4 v = row[i];
-    ss = fmaf(v.x, v.x, ss);
-    ss = fmaf(v.y, v.y, ss);
-    ss = fmaf(v.z, v.z, ss);
-    ss = fmaf(v.w, v.w, ss);
-  }
+  for (; i < n4; i += 32) ss = add_squares(ss, row[i]);
   const float r = rms_scale(dev::warp_sum(ss), D, eps);
   // Second read hits L1/L2 (keeping D/32 floats per lane would spill at D = 4096+); batched too.
   i = lane;
