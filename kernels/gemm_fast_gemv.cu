@@ -72,20 +72,22 @@ __device__ __forceinline__ void gemv_store(const GemvParams& p, int n, int t, fl
   }
 }
 
-// After __syncthreads: thread (r, t) of the first 16·kT adds the `warps` partial D fragments of its
-// output (warp w's 32 float4 at partials + w·stride bytes, lane-major: rows g, g+8 × tokens 2tq,
-// +1) in warp order, a fixed-order sum, and stores it.
+// After __syncthreads: output o = (r, t), o = 16t + r < 16·kT, is summed by thread o mod blockDim
+// (a block of 2 warps has 64 threads for up to 128 outputs): the `warps` partial D fragments of
+// the output (warp w's 32 float4 at partials + w·stride bytes, lane-major: rows g, g+8 × tokens
+// 2tq, +1) added in warp order, a fixed-order sum, then stored.
 template <int kT>
 __device__ __forceinline__ void gemv_sum_and_store(const GemvParams& p, int n0, const uint8_t* partials, int stride,
                                                    int warps) {
-  if (static_cast<int>(threadIdx.x) >= kGemvRows * kT) return;
-  const int r = static_cast<int>(threadIdx.x) % kGemvRows, t = static_cast<int>(threadIdx.x) / kGemvRows;
-  const int n = n0 + r;
-  if (n >= p.src.N) return;
-  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
-  float sum = reinterpret_cast<const float*>(partials)[slot];
-  for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
-  gemv_store(p, n, t, sum);
+  for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
+    const int r = o % kGemvRows, t = o / kGemvRows;
+    const int n = n0 + r;
+    if (n >= p.src.N) continue;
+    const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+    float sum = reinterpret_cast<const float*>(partials)[slot];
+    for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
+    gemv_store(p, n, t, sum);
+  }
 }
 
 template <class W, int kT>
