@@ -207,6 +207,8 @@ const char* gemv_kernel_name(GemvKernel k) {
     case GemvKernel::DirectW4: return "direct_w4";
     case GemvKernel::DirectW8: return "direct_w8";
     case GemvKernel::DirectW16: return "direct_w16";
+    case GemvKernel::SeqD2: return "seq_d2";
+    case GemvKernel::SeqD4: return "seq_d4";
   }
   return "?";
 }
@@ -214,9 +216,13 @@ const char* gemv_kernel_name(GemvKernel k) {
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
   switch (ggml_type) {
     case kQ4K:
-      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16};
-    case kQ6K: return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8};
-    case kQ5K: return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8};
+      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16,
+              GemvKernel::SeqD2, GemvKernel::SeqD4};
+    case kQ6K:
+      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
+              GemvKernel::SeqD2, GemvKernel::SeqD4};
+    case kQ5K:
+      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::SeqD2, GemvKernel::SeqD4};
     case kQ8_0:
     case kF16: return {GemvKernel::Staged};
     default: return {};

@@ -72,7 +72,7 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
 // per type and shape (measured, kernels/gemm_fast_gemv.cu): direct for the K-quants, staged for
 // q8_0 and f16. Every kernel gives each output as a
 // fixed-order sum (bitwise run to run), but two kernels differ in that order.
-enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16 };
+enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, SeqD2, SeqD4 };
 const char* gemv_kernel_name(GemvKernel k);
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type);  // every kernel but Auto that takes the type
 void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,

@@ -19,6 +19,8 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_gemv_direct.cuh"
+#include "kernels/gemm_fast_gemv_seq.cuh"
+#include "kernels/gemm_fast_gemv_store.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
@@ -30,12 +32,6 @@
 namespace pfx::kernels::dev {
 
 namespace {
-
-struct GemvParams {
-  GemvSrc src;
-  void* y;
-  int mode;
-};
 
 // Shape of one instantiation. A warp's ring gets about 12 KiB (2-4 stages: at T = 1 a q4_K stage is
 // 2.8 KiB, so 3 units are in flight behind the one being decoded); 8 warps per block when two such
@@ -58,19 +54,6 @@ struct GemvCfg {
   static_assert(kWarpBytes >= 32 * 16, "the partial-sum slot of a warp lives in its ring");
   static_assert(kStageBytes % 16 == 0, "stages must keep 16-byte alignment");
 };
-
-// Output (token t, row n) of the epilogue p.mode.
-__device__ __forceinline__ void gemv_store(const GemvParams& p, int n, int t, float sum) {
-  const int64_t off = static_cast<int64_t>(t) * p.src.N + n;
-  if (p.mode == kStoreF16) {
-    static_cast<__half*>(p.y)[off] = __float2half_rn(sum);
-  } else if (p.mode == kAccumulateF32) {
-    float* y = static_cast<float*>(p.y) + off;
-    *y = __fadd_rn(*y, sum);
-  } else {
-    static_cast<float*>(p.y)[off] = sum;
-  }
-}
 
 // After __syncthreads: output o = (r, t), o = 16t + r < 16·kT, is summed by thread o mod blockDim
 // (a block of 2 warps has 64 threads for up to 128 outputs): the `warps` partial D fragments of
@@ -242,6 +225,57 @@ void launch_gemv_direct(const GemvParams& p, int T, int warps, cudaStream_t stre
   }
 }
 
+// ---- the sequential-order kernel (gemm_fast_gemv_seq.cuh) ----------------------------------------
+template <class D, int kT, int kDecoders, int kStages>
+bool register_gemv_seq_launch_info() {
+  using C = GemvSeqCfg<kT, kDecoders, kStages>;
+  static const std::string name = template_id("k_gemv_seq", DirectName<D>::kName, kT, kDecoders, kStages);
+  return register_gemm_family_launch_info(name, C::kThreads, C::kSmem);
+}
+template <class D, int kT, int kDecoders, int kStages>
+inline const bool gemv_seq_launch_info_registered = register_gemv_seq_launch_info<D, kT, kDecoders, kStages>();
+
+template <class D, int kT, int kDecoders, int kStages>
+void launch_gemv_seq_t(const GemvParams& p, cudaStream_t stream) {
+  using C = GemvSeqCfg<kT, kDecoders, kStages>;
+  (void)gemv_seq_launch_info_registered<D, kT, kDecoders, kStages>;
+  static const bool attributes_set = [] {
+    const void* fn = reinterpret_cast<const void*>(&k_gemv_seq<D, kT, kDecoders, kStages>);
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem));
+    return true;
+  }();
+  (void)attributes_set;
+  const unsigned blocks = static_cast<unsigned>((p.src.N + kGemvRows - 1) / kGemvRows);
+  k_gemv_seq<D, kT, kDecoders, kStages><<<blocks, C::kThreads, C::kSmem, stream>>>(p);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Decoder warps and ring stages per block: 2 warps / 4 stages, 4 / 8 (at T = 1: 36, 72 KiB; a
+// stage is 8.4 KiB of weights and 0.5 KiB per token).
+template <class D, int kT>
+void launch_gemv_seq_cfg(const GemvParams& p, int decoders, cudaStream_t stream) {
+  switch (decoders) {
+    case 2: return launch_gemv_seq_t<D, kT, 2, 4>(p, stream);
+    case 4: return launch_gemv_seq_t<D, kT, 4, 8>(p, stream);
+    default: fail("gemv_fast: ", decoders, " decoder warps for k_gemv_seq (2 or 4)");
+  }
+}
+
+template <class D>
+void launch_gemv_seq(const GemvParams& p, int T, int decoders, cudaStream_t stream) {
+  switch (T) {
+    case 1: return launch_gemv_seq_cfg<D, 1>(p, decoders, stream);
+    case 2: return launch_gemv_seq_cfg<D, 2>(p, decoders, stream);
+    case 3: return launch_gemv_seq_cfg<D, 3>(p, decoders, stream);
+    case 4: return launch_gemv_seq_cfg<D, 4>(p, decoders, stream);
+    case 5: return launch_gemv_seq_cfg<D, 5>(p, decoders, stream);
+    case 6: return launch_gemv_seq_cfg<D, 6>(p, decoders, stream);
+    case 7: return launch_gemv_seq_cfg<D, 7>(p, decoders, stream);
+    case 8: return launch_gemv_seq_cfg<D, 8>(p, decoders, stream);
+    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
+  }
+}
+
 template <class W, int kT>
 void launch_gemv_t(const GemvParams& p, cudaStream_t stream) {
   using C = GemvCfg<W, kT>;
@@ -300,6 +334,9 @@ int direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
   return w;
 }
 
+// Decoder warps of k_gemv_seq when gemv_fast chooses (GemvKernel::Auto): 4 until measured.
+int seq_decoders(uint32_t /*type*/, int64_t /*T*/, int64_t /*N*/, int64_t /*K*/) { return 4; }
+
 int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {
     case GemvKernel::DirectW2: return 2;
@@ -319,6 +356,15 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
                      a.y, a.mode};
   const int T = static_cast<int>(a.T);
   const auto k = static_cast<GemvKernel>(kernel);
+  if (k == GemvKernel::Auto || k == GemvKernel::SeqD2 || k == GemvKernel::SeqD4) {
+    const int decoders = k == GemvKernel::SeqD2 ? 2 : k == GemvKernel::SeqD4 ? 4 : seq_decoders(ggml_type, a.T, a.N, a.K);
+    switch (ggml_type) {
+      case DirectQ4K::kGgmlType: return launch_gemv_seq<DirectQ4K>(p, T, decoders, a.stream);
+      case DirectQ5K::kGgmlType: return launch_gemv_seq<DirectQ5K>(p, T, decoders, a.stream);
+      case DirectQ6K::kGgmlType: return launch_gemv_seq<DirectQ6K>(p, T, decoders, a.stream);
+      default: break;  // Auto for q8_0 / f16: the staged kernel
+    }
+  }
   if (k != GemvKernel::Staged) {
     switch (ggml_type) {
       case DirectQ4K::kGgmlType:

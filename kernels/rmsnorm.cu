@@ -2,7 +2,9 @@
 // the order of ggml's rms_norm followed by its mul (fp32 throughout, one rounding to fp16).
 //   k_rmsnorm_generic: one warp per row, scalar loads, any D; the plain reference kernel.
 //   k_rmsnorm_warp:    one warp per row, float4 loads, 8 rows per block; D % 4 == 0.
-// Both sum the squares in one order: lane l takes elements 4(l + 32j) .. 4(l + 32j) + 3, in that
+//   k_rmsnorm_row:     one block per row for few rows (decode): the block loads the row into
+//                      shared memory in one round of loads, warp 0 sums it; D % 4 == 0.
+// All three sum the squares in one order: lane l takes elements 4(l + 32j) .. 4(l + 32j) + 3, in that
 // order, for j = 0, 1, ..., then a fixed shuffle tree adds the lanes. So for D % 4 == 0 the two
 // are bit for bit equal: the parity check (fast vs generic) sees no reduction-order noise, which an
 // fp16 rounding of the normed activations would otherwise turn into 1-ulp flips at every layer.
@@ -23,6 +25,15 @@ struct RmsnormWarpCfg {
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
 };
 using RmsnormGenericCfg = RmsnormWarpCfg;  // the same rows per block and summation order
+
+// The fast path's kernel for T < kMaxRows rows: at T = 1 one warp per row was all the GPU ran, and
+// even with 8 loads in flight per lane a 4096-wide row took 8 dependent L2 round trips (10.5 us
+// per call on the H200, 2 per layer). A block of 256 threads loads the row with 4 float4 each.
+struct RmsnormRowCfg {
+  static constexpr int kThreads = 256;
+  static constexpr int kMaxRows = 64;        // at and above: k_rmsnorm_warp (8 rows per block)
+  static constexpr int kMaxD = 48 * 1024 / 4;  // the row in static-limit shared memory (dynamic)
+};
 
 namespace {
 __device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
@@ -103,6 +114,32 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
 }
 PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_warp", RmsnormWarpCfg::kThreads, 0);
 
+__global__ void __launch_bounds__(RmsnormRowCfg::kThreads)
+    k_rmsnorm_row(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int D,
+                  float eps) {
+  PFX_PLANT_SPIN();  // calibration builds only (kernels/plant_spin.cuh)
+  extern __shared__ float4 row_s[];  // the row, D / 4 float4
+  __shared__ float r_s;
+  const int t = static_cast<int>(blockIdx.x), n4 = D / RmsnormWarpCfg::kVec;
+  const float4* row = reinterpret_cast<const float4*>(x + static_cast<int64_t>(t) * D);
+  const float4* w4 = reinterpret_cast<const float4*>(w);
+  uint2* orow = reinterpret_cast<uint2*>(out + static_cast<int64_t>(t) * D);
+#pragma unroll 4
+  for (int i = static_cast<int>(threadIdx.x); i < n4; i += RmsnormRowCfg::kThreads) row_s[i] = row[i];
+  __syncthreads();
+  if (threadIdx.x < 32) {  // lane l adds float4 l, l + 32, ... in order: k_rmsnorm_warp's sum
+    float ss = 0.0f;
+    for (int i = static_cast<int>(threadIdx.x); i < n4; i += 32) ss = add_squares(ss, row_s[i]);
+    const float r = rms_scale(dev::warp_sum(ss), D, eps);
+    if (threadIdx.x == 0) r_s = r;
+  }
+  __syncthreads();
+  const float r = r_s;
+#pragma unroll 4
+  for (int i = static_cast<int>(threadIdx.x); i < n4; i += RmsnormRowCfg::kThreads) orow[i] = normed4(row_s[i], w4[i], r);
+}
+PFX_KERNEL_LAUNCH_INFO("k_rmsnorm_row", RmsnormRowCfg::kThreads, 0);
+
 namespace {
 void check_common(const char* who, const float* x, const float* w, const uint16_t* out, int T, int D) {
   detail::require(T >= 1 && D >= 1, who, ": T=", T, ", D=", D, " must be positive");
@@ -132,6 +169,12 @@ void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int 
   check_common("rmsnorm_f32_to_f16_fast", x, w, out, T, D);
   const char* why = rmsnorm_fast_unsupported_reason(x, w, out, D);
   detail::require(why == nullptr, "rmsnorm_f32_to_f16_fast: ", why ? why : "", " (D=", D, ")");
+  if (T < RmsnormRowCfg::kMaxRows && D <= RmsnormRowCfg::kMaxD) {
+    k_rmsnorm_row<<<static_cast<unsigned>(T), RmsnormRowCfg::kThreads, static_cast<size_t>(D) * 4, stream>>>(x, w, out,
+                                                                                                             D, eps);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   const unsigned grid = static_cast<unsigned>((T + RmsnormWarpCfg::kRowsPerBlock - 1) / RmsnormWarpCfg::kRowsPerBlock);
   k_rmsnorm_warp<<<grid, RmsnormWarpCfg::kThreads, 0, stream>>>(x, w, out, T, D, eps);
   CUDA_CHECK_LAUNCH();

@@ -24,6 +24,7 @@
 #include "gemm_reference.h"
 #include "kernels/cublas_gemm.h"
 #include "kernels/cuda_check.h"
+#include "kernels/gemm_fast.h"
 #include "kernels/gemm_ws.h"
 #include "kernels/gemm_ws_layout.cuh"
 #include "kernels/gpu_test_support.h"
@@ -262,6 +263,48 @@ TEST(GemmWs, BitwiseEqualToTheGenericGemmAt7BShapes) {
       y.poison();
       gemm_ws(w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
       EXPECT_TRUE(compare_bits(std::string(type_name(c.type)) + " gemm_ws " + shape + " vs generic", y.download(), ref));
+    }
+  }
+}
+
+// The decode mat-vec's sequential-order kernel (kernels/gemm_fast_gemv_seq.cuh) at T = 1..8: every
+// output bitwise equal to the generic GEMM's (SequentialGemm), as the fast path's decode needs for
+// parity; each seq configuration and the dispatcher's pick (Auto), StoreF32 and AccumulateF32.
+TEST(GemvSeq, BitwiseEqualToTheGenericGemmAtDecodeSizes) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Generic generic;
+  std::mt19937_64 rng(10);
+  // The 7B decode shapes (N multiple of 64: make_weights also repacks for gemm_ws; ragged N is
+  // GemvFast's, against float64), the q6_K head included.
+  const Shape shapes[] = {{kQ4K, 4096, 4096, 0},  {kQ4K, 11008, 4096, 0}, {kQ4K, 4096, 11008, 0},
+                          {kQ6K, 4096, 11008, 0}, {kQ6K, 4096, 4096, 0},  {kQ6K, 32000, 4096, 0},
+                          {kQ5K, 4096, 4096, 0},  {kQ5K, 1024, 11008, 0}};
+  const GemvKernel kernels[] = {GemvKernel::Auto, GemvKernel::SeqD2, GemvKernel::SeqD4};
+  for (const Shape& c : shapes) {
+    const Weights w = make_weights(c.type, c.N, c.K, 700 + c.type + static_cast<uint64_t>(c.N), false, stream);
+    DeviceBuffer<uint16_t> w16(w.w16);
+    const QuantMatrixView raw{w.gguf->get(), c.type, c.N, c.K};  // the GGUF blocks gemv_fast reads
+    for (int64_t T : {1, 2, 7, 8}) {
+      const std::vector<uint16_t> xh = random_activations(T * c.K, rng);
+      DeviceBuffer<uint16_t> x(xh);
+      DeviceBuffer<float> yc(static_cast<size_t>(T * c.N)), y(static_cast<size_t>(T * c.N));
+      generic.gemm(w16.get(), x.get(), yc.get(), T, c.N, c.K, 0.0f, stream.get());
+      const std::vector<float> ref = yc.download();
+      const std::vector<float> y0 = random_floats(ref.size(), rng);
+      yc.upload(y0);
+      generic.gemm(w16.get(), x.get(), yc.get(), T, c.N, c.K, 1.0f, stream.get());
+      const std::vector<float> ref_acc = yc.download();
+      for (GemvKernel k : kernels) {
+        const std::string what = std::string(type_name(c.type)) + " gemv " + gemv_kernel_name(k) + " N=" +
+                                 std::to_string(c.N) + " K=" + std::to_string(c.K) + " T=" + std::to_string(T);
+        y.poison();
+        gemv_fast_kernel(k, raw, x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
+        EXPECT_TRUE(compare_bits(what + " StoreF32 vs generic", y.download(), ref));
+        y.upload(y0);
+        gemv_fast_kernel(k, raw, x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+        EXPECT_TRUE(compare_bits(what + " AccumulateF32 vs generic (beta 1)", y.download(), ref_acc));
+      }
     }
   }
 }

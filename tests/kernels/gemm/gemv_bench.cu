@@ -1,5 +1,6 @@
 // gemv_bench: the decode mat-vec's kernels side by side (gemv_fast_kernel: staged, direct_w2/w4/w8/
-// w16 and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight bandwidth.
+// w16, seq_d2/d4 and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight
+// bandwidth.
 // Not a test: it checks nothing but CUDA errors (the kernels' correctness is test_gemm_fast's).
 // Per (type, shape, T, kernel): launches back to back as in a decode step, each on the next of
 // several weight sets whose total exceeds 3x the 50 MB L2 (no launch finds its weights in L2), one
@@ -174,8 +175,8 @@ int run(int argc, char** argv) {
 
   // Summary: per (type, shape, T) every kernel's GB/s, and auto against staged where both exist.
   std::printf("\n== gemv summary (GB/s effective, weights only; median of %d batches of %d launches)\n", o.reps, kBatch);
-  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged", "dir_w2", "dir_w4",
-              "dir_w8", "dir_w16", "auto", "auto/st");
+  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged", "dir_w2",
+              "dir_w4", "dir_w8", "dir_w16", "seq_d2", "seq_d4", "auto", "auto/st");
   std::map<std::string, std::map<std::string, double>> table;
   std::vector<std::string> order;
   for (const auto& r : results) {
@@ -197,8 +198,9 @@ int run(int argc, char** argv) {
     const auto st = m.find("staged"), au = m.find("auto");
     char ratio[16] = "       -";
     if (st != m.end() && au != m.end()) std::snprintf(ratio, sizeof ratio, "%7.2fx", au->second / st->second);
-    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(), cell("staged").c_str(),
-                cell("direct_w2").c_str(), cell("direct_w4").c_str(), cell("direct_w8").c_str(), cell("direct_w16").c_str(),
+    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(),
+                cell("staged").c_str(), cell("direct_w2").c_str(), cell("direct_w4").c_str(), cell("direct_w8").c_str(),
+                cell("direct_w16").c_str(), cell("seq_d2").c_str(), cell("seq_d4").c_str(),
                 cell("auto").c_str(), ratio);
   }
   if (!o.csv.empty()) write_csv(o.csv, results);
