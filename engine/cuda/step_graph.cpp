@@ -48,6 +48,11 @@ std::string StepGraph::capture(cudaStream_t stream, const float* device_logits, 
     if (const cudaError_t e = cudaGraphInstantiate(&exec_, graph, 0); e != cudaSuccess) {
       why = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(e);
       exec_ = nullptr;
+    } else if (const cudaError_t u = cudaGraphUpload(exec_, stream); u != cudaSuccess) {
+      // Uploaded now so that the first replay costs what every later one does.
+      why = std::string("cudaGraphUpload: ") + cudaGetErrorString(u);
+      CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+      exec_ = nullptr;
     }
   }
   if (graph) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
