@@ -51,7 +51,10 @@ stage_e2e() {
   done
   python3 - "$out/greedy7b-on.json" "$out/greedy7b-off.json" <<'PY' || rc=1
 import json, sys
-on, off = (json.loads(open(p).read().strip().splitlines()[-1])["generated_ids"] for p in sys.argv[1:3])
+def load(p):  # the JSON object prefill prints (text before it is not part of it)
+    s = open(p).read()
+    return json.loads(s[s.index("{"):])
+on, off = (load(p)["generated_ids"] for p in sys.argv[1:3])
 same = on == off
 print(f"7B greedy 40+120 tokens, decode graph on vs off: ids {'equal' if same else 'DIFFER'}"
       + ("" if same else f" (first difference at step {next(i for i, (a, b) in enumerate(zip(on, off)) if a != b)})"))
@@ -90,7 +93,8 @@ runs = []
 for p in sorted(glob.glob(os.path.join(sys.argv[1], "bench7b-*-*.json"))):
     i, g = os.path.basename(p)[:-5].split("-")[1:]
     try:
-        j = json.loads(open(p).read().strip().splitlines()[-1])
+        s = open(p).read()
+        j = json.loads(s[s.index("{"):])  # bench --json: one (indented) object
     except Exception as e:
         print(f"run {i} ({g}): no result ({e})"); continue
     t = {r["test"]: r["samples_tps"] for r in j["results"]}
