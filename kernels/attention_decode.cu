@@ -9,9 +9,12 @@
 // every rescale between groups and splits is by an exact power of two.
 // Bandwidth-bound: K/V rows are read once per (head, row) with
 // 16-byte loads, several keys in flight per group.
+// The split plan (decode_split_plan) is computed on the device from the context length, so a CUDA
+// graph captured once can serve every decode step: with AttentionArgs::p0_dev the position comes
+// from device memory, the grid covers the most splits any context up to max_ctx can have, and
+// blocks past the live split count exit; the live splits are the ones a by-value launch gets.
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "kernels/attention_shared.h"
@@ -43,6 +46,26 @@ struct DecodeCfg {
   static_assert(HD <= kThreads, "group merge: one thread per output dim");
 };
 
+// How a context of `ctx` keys over `rows` = T*H query rows is split: about two waves of blocks
+// (target_blocks = 2 * SMs), at least kMinKeysPerSplit keys per split, at most kMaxSplits. `bound`
+// (before rounding to whole splits) never decreases with ctx, so bound(max_ctx) covers every
+// context's n_splits. Host and device run this same integer code: the same boundaries.
+struct DecodeSplitPlan {
+  int bound;           // splits asked for
+  int keys_per_split;  // keys of every split but the last
+  int n_splits;        // ceil(ctx / keys_per_split) <= bound
+};
+template <int HD>
+__host__ __device__ __forceinline__ DecodeSplitPlan decode_split_plan(int rows, int ctx, int target_blocks) {
+  using Cfg = DecodeCfg<HD>;
+  int64_t splits = (static_cast<int64_t>(target_blocks) + rows - 1) / rows;
+  const int64_t by_keys = (static_cast<int64_t>(ctx) + Cfg::kMinKeysPerSplit - 1) / Cfg::kMinKeysPerSplit;
+  splits = splits < by_keys ? splits : by_keys;
+  splits = splits < 1 ? 1 : (splits > Cfg::kMaxSplits ? Cfg::kMaxSplits : splits);
+  const int kps = static_cast<int>((ctx + splits - 1) / splits);
+  return DecodeSplitPlan{static_cast<int>(splits), kps, (ctx + kps - 1) / kps};
+}
+
 namespace {
 __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
   const __half2* h = reinterpret_cast<const __half2*>(&v);
@@ -56,17 +79,29 @@ __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
 __device__ __forceinline__ float round_fp16(float x) { return __half2float(__float2half_rn(x)); }
 }  // namespace
 
-// grid (n_splits, H, T); block 128. part: [T][H][n_splits][HD + 2] fp32.
+// The first position of the launch: the device int when given, else the by-value p0.
+__device__ __forceinline__ int decode_p0(int p0, const int* __restrict__ p0_dev) { return p0_dev ? *p0_dev : p0; }
+// A device position whose context does not fit the cache (the host checks by-value ones).
+__device__ __forceinline__ bool decode_context_invalid(int p0, int T, int max_ctx) {
+  return p0 < 0 || static_cast<int64_t>(p0) + T > max_ctx;
+}
+
+// grid (>= n_splits, H, T); block 128. part: [T][H][n_splits][HD + 2] fp32, n_splits of the live
+// context (decode_split_plan); blocks with split >= n_splits exit at once.
 template <int HD>
 __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
     k_attn_decode_split(const uint16_t* __restrict__ q16, const uint16_t* __restrict__ k_cache,
-                        const uint16_t* __restrict__ v_cache, float* __restrict__ part, int H, int Hkv, int p0,
-                        int max_ctx, int keys_per_split, float scale_log2) {
+                        const uint16_t* __restrict__ v_cache, float* __restrict__ part, int H, int Hkv, int p0_arg,
+                        const int* __restrict__ p0_dev, int max_ctx, int target_blocks, float scale_log2) {
   using Cfg = DecodeCfg<HD>;
   __shared__ float s_m[Cfg::kGroups], s_l[Cfg::kGroups];
   __shared__ float s_acc[Cfg::kGroups][HD];
   const int split = blockIdx.x, h = blockIdx.y, t = blockIdx.z;
-  const int n_splits = gridDim.x;
+  const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.z);
+  if (decode_context_invalid(p0, T, max_ctx)) return;  // the combine writes NaN
+  const DecodeSplitPlan plan = decode_split_plan<HD>(T * H, p0 + T, target_blocks);
+  if (split >= plan.n_splits) return;  // block-uniform: past the live context's splits
+  const int n_splits = plan.n_splits, keys_per_split = plan.keys_per_split;
   const int g = h / (H / Hkv);
   const int n_keys = p0 + t + 1;  // causal: keys 0 .. p0+t
   const int c_begin = split * keys_per_split;
@@ -176,9 +211,16 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
 // grid (H, T); block HD. Merges the n_splits partials of each (t, h) and writes fp16(acc / l).
 template <int HD>
 __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
-    k_attn_decode_combine(const float* __restrict__ part, uint16_t* __restrict__ o16, int H, int n_splits) {
+    k_attn_decode_combine(const float* __restrict__ part, uint16_t* __restrict__ o16, int H, int p0_arg,
+                          const int* __restrict__ p0_dev, int max_ctx, int target_blocks) {
   using Cfg = DecodeCfg<HD>;
   const int h = blockIdx.x, t = blockIdx.y, d = threadIdx.x;
+  const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.y);
+  if (decode_context_invalid(p0, T, max_ctx)) {  // visible, never an out-of-bounds read
+    o16[(static_cast<int64_t>(t) * H + h) * HD + d] = dev::f2h_bits(__int_as_float(0x7fc00000));
+    return;
+  }
+  const int n_splits = decode_split_plan<HD>(T * H, p0 + T, target_blocks).n_splits;
   const float* p = part + (static_cast<int64_t>(t) * H + h) * n_splits * Cfg::kPartFloats;
   float M = -INFINITY;
   for (int s = 0; s < n_splits; ++s) M = fmaxf(M, p[s * Cfg::kPartFloats + HD]);  // split 0 holds key 0: finite
@@ -192,11 +234,11 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
 }
 
 template __global__ void k_attn_decode_split<64>(const uint16_t*, const uint16_t*, const uint16_t*, float*, int, int,
-                                                 int, int, int, float);
+                                                 int, const int*, int, int, float);
 template __global__ void k_attn_decode_split<128>(const uint16_t*, const uint16_t*, const uint16_t*, float*, int, int,
-                                                  int, int, int, float);
-template __global__ void k_attn_decode_combine<64>(const float*, uint16_t*, int, int);
-template __global__ void k_attn_decode_combine<128>(const float*, uint16_t*, int, int);
+                                                  int, const int*, int, int, float);
+template __global__ void k_attn_decode_combine<64>(const float*, uint16_t*, int, int, const int*, int, int);
+template __global__ void k_attn_decode_combine<128>(const float*, uint16_t*, int, int, const int*, int, int);
 PFX_KERNEL_LAUNCH_INFO("k_attn_decode_split<64>", DecodeCfg<64>::kThreads, 0);
 PFX_KERNEL_LAUNCH_INFO("k_attn_decode_split<128>", DecodeCfg<128>::kThreads, 0);
 PFX_KERNEL_LAUNCH_INFO("k_attn_decode_combine<64>", DecodeCfg<64>::kCombineThreads, 0);
@@ -211,27 +253,21 @@ int sm_count() {
   return n;
 }
 
-// Splits of the context: enough blocks for about two waves, at least kMinKeysPerSplit keys each.
-template <int HD>
-int keys_per_split(int T, int H, int ctx) {
-  using Cfg = DecodeCfg<HD>;
-  const int64_t rows = static_cast<int64_t>(T) * H;
-  int64_t splits = (2 * static_cast<int64_t>(sm_count()) + rows - 1) / rows;
-  splits = std::min<int64_t>(splits, (ctx + Cfg::kMinKeysPerSplit - 1) / Cfg::kMinKeysPerSplit);
-  splits = std::clamp<int64_t>(splits, 1, Cfg::kMaxSplits);
-  return static_cast<int>((ctx + splits - 1) / splits);
-}
-
+// By value: exactly the live context's splits. From the device: the most any context up to
+// max_ctx can have (the kernels recompute the live plan and the extra blocks exit).
 template <int HD>
 void launch_decode(const AttentionArgs& a, float* part, cudaStream_t stream) {
   using Cfg = DecodeCfg<HD>;
-  const int ctx = a.p0 + a.T;
-  const int kps = keys_per_split<HD>(a.T, a.H, ctx);
-  const int n_splits = (ctx + kps - 1) / kps;
-  k_attn_decode_split<HD><<<dim3(n_splits, a.H, a.T), Cfg::kThreads, 0, stream>>>(
-      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.max_ctx, kps, detail::attention_score_scale(HD));
+  const int target_blocks = 2 * sm_count();
+  const int rows = a.T * a.H;
+  const int grid_splits = a.p0_dev ? decode_split_plan<HD>(rows, a.max_ctx, target_blocks).bound
+                                   : decode_split_plan<HD>(rows, a.p0 + a.T, target_blocks).n_splits;
+  k_attn_decode_split<HD><<<dim3(grid_splits, a.H, a.T), Cfg::kThreads, 0, stream>>>(
+      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
+      detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
-  k_attn_decode_combine<HD><<<dim3(a.H, a.T), Cfg::kCombineThreads, 0, stream>>>(part, a.o16, a.H, n_splits);
+  k_attn_decode_combine<HD><<<dim3(a.H, a.T), Cfg::kCombineThreads, 0, stream>>>(part, a.o16, a.H, a.p0, a.p0_dev,
+                                                                                  a.max_ctx, target_blocks);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -244,7 +280,7 @@ size_t attention_decode_scratch_bytes(int T, int H, int hd) {
 }
 
 void attention_decode(const AttentionArgs& a, void* scratch, size_t scratch_bytes, cudaStream_t stream) {
-  detail::check_attention_args("attention_decode", a);
+  detail::check_attention_args("attention_decode", a, /*device_position=*/true);
   const char* why = attention_fast_unsupported_reason(a);
   detail::require(why == nullptr, "attention_decode: ", why ? why : "", " (hd=", a.hd, ")");
   const size_t need = attention_decode_scratch_bytes(a.T, a.H, a.hd);

@@ -24,11 +24,15 @@ inline float attention_score_scale(int hd) {
   return static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(hd)));
 }
 
-inline void check_attention_args(const char* who, const AttentionArgs& a) {
+// device_position: the kernel can read p0 from a.p0_dev (decode only); then a.p0 is not checked
+// (the kernel guards the device value) and T alone must fit the cache.
+inline void check_attention_args(const char* who, const AttentionArgs& a, bool device_position = false) {
   require(a.T >= 1 && a.H >= 1 && a.Hkv >= 1 && a.hd >= 1, who, ": T=", a.T, " H=", a.H, " Hkv=", a.Hkv, " hd=", a.hd,
           " must be positive");
   require(a.H % a.Hkv == 0, who, ": H=", a.H, " is not a multiple of Hkv=", a.Hkv);
-  require(a.p0 >= 0 && static_cast<int64_t>(a.p0) + a.T <= a.max_ctx, who, ": context ", a.p0, "+", a.T,
+  require(device_position || a.p0_dev == nullptr, who, ": takes the position by value only (p0_dev must be null)");
+  const int p0 = a.p0_dev ? 0 : a.p0;
+  require(p0 >= 0 && static_cast<int64_t>(p0) + a.T <= a.max_ctx, who, ": context ", p0, "+", a.T,
           " exceeds the cache (max_ctx ", a.max_ctx, ")");
   require(a.q16 && a.k_cache && a.v_cache && a.o16, who, ": null pointer");
   require(a.T <= 65535, who, ": T=", a.T, " exceeds the grid limit 65535");

@@ -69,6 +69,11 @@ struct QkvShape {
   bool neox = false;                     // pair (i, i + n_rot/2) instead of (2i, 2i+1)
   float freq_scale = 1.0f;               // linear RoPE scaling: 1 / factor
   const float* freq_factors = nullptr;   // [n_rot/2] device fp32, or nullptr
+  // Added for graph-launched decode steps (issue 14): when set, the kernel reads the position of
+  // the first token from this device int and p0 above is ignored, so one captured CUDA graph
+  // serves every step. Fast kernel only (the generic launchers reject it). A device p0 with
+  // p0 + T > max_ctx (or < 0) writes nothing: the host checks the position before each replay.
+  const int* p0_dev = nullptr;
 };
 // Inputs: fp32 rows, row strides in elements (>= H*hd resp. Hkv*hd; a fused QKV GEMM output can
 // pass pointers into one buffer with its full row stride).
@@ -102,6 +107,12 @@ struct AttentionArgs {
   const uint16_t* v_cache = nullptr;
   uint16_t* o16 = nullptr;            // [T, H*hd]
   int T = 0, H = 0, Hkv = 0, hd = 0, p0 = 0, max_ctx = 0;
+  // Graph-launched decode steps (issue 14): when set, attention_decode reads p0 from this device
+  // int (p0 above is then ignored) and launches a grid that depends on max_ctx only; blocks past
+  // the live context's split count exit. The splits for a given context are the same either way,
+  // so the output bits are too. A device p0 outside [0, max_ctx - T] gives NaN outputs. The other
+  // attention kernels take the position by value only and reject it.
+  const int* p0_dev = nullptr;
 };
 
 // Generic, any hd. hd 64/128: a plain tiled tensor-core kernel computing flash attention's

@@ -5,6 +5,8 @@
 //   fast:    k_rope_fused does both in one pass, leaving q32/k32 untouched.
 // cos/sin come from double-precision pow/sincos (rope_cos_sin) and the rotation is done with
 // separately rounded fp32 operations (rotate_pair), shared by both paths: identical bits.
+// The fused kernel can take its first position from device memory (QkvShape::p0_dev), so one
+// captured CUDA graph serves every decode step.
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
@@ -123,13 +125,17 @@ __device__ __forceinline__ void rope_head_general(const float* x, uint16_t* out,
 }
 
 // grid T; rotation + conversion + cache write, reading unrotated q32/k32 (as float2 pairs for
-// the common layout: adjacent pairs over the whole head).
+// the common layout: adjacent pairs over the whole head). p0 from *p0_dev when that is set; a
+// device position whose rows do not fit the cache writes nothing (block-uniform exit).
 __global__ void __launch_bounds__(RopeCfg::kThreads)
     k_rope_fused(const float* __restrict__ q32, int64_t ld_q, const float* __restrict__ k32, int64_t ld_k,
                  const float* __restrict__ v32, int64_t ld_v, uint16_t* __restrict__ q16, uint16_t* __restrict__ k_cache,
-                 uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0, int max_ctx, RopeArgs rope) {
+                 uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0_arg, const int* __restrict__ p0_dev,
+                 int max_ctx, RopeArgs rope) {
   __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
   const int t = blockIdx.x;
+  const int p0 = p0_dev ? *p0_dev : p0_arg;
+  if (p0 < 0 || static_cast<int64_t>(p0) + static_cast<int>(gridDim.x) > max_ctx) return;
   fill_table(table, p0 + t, rope);
   if (rope.neox || rope.n_rot != hd) {
     // General layouts: one warp per head, element by element.
@@ -171,14 +177,19 @@ PFX_KERNEL_LAUNCH_INFO("k_rope_fused", RopeCfg::kThreads, 0);
 
 namespace {
 
-void check_shape(const char* who, const QkvShape& s) {
+// device_position: the launcher passes s.p0_dev to its kernel; then s.p0 is not checked (the
+// kernel guards the device value) and T alone must fit the cache.
+void check_shape(const char* who, const QkvShape& s, bool device_position = false) {
   detail::require(s.T >= 1 && s.H >= 1 && s.Hkv >= 1 && s.hd >= 2, who, ": T=", s.T, " H=", s.H, " Hkv=", s.Hkv,
                   " hd=", s.hd, " must be positive (hd >= 2)");
   detail::require(s.hd % 2 == 0 && s.hd <= RopeCfg::kMaxHeadDim, who, ": head dim ", s.hd, " must be even and <= ",
                   RopeCfg::kMaxHeadDim);
   detail::require(s.H % s.Hkv == 0, who, ": H=", s.H, " is not a multiple of Hkv=", s.Hkv);
-  detail::require(s.p0 >= 0 && s.max_ctx >= 1 && static_cast<int64_t>(s.p0) + s.T <= s.max_ctx, who, ": positions ",
-                  s.p0, "..", static_cast<int64_t>(s.p0) + s.T - 1, " do not fit the cache (max_ctx ", s.max_ctx, ")");
+  detail::require(device_position || s.p0_dev == nullptr, who,
+                  ": takes the position by value only (p0_dev must be null)");
+  const int p0 = s.p0_dev ? 0 : s.p0;
+  detail::require(p0 >= 0 && s.max_ctx >= 1 && static_cast<int64_t>(p0) + s.T <= s.max_ctx, who, ": positions ",
+                  p0, "..", static_cast<int64_t>(p0) + s.T - 1, " do not fit the cache (max_ctx ", s.max_ctx, ")");
   detail::require(s.rope_base > 0.0f, who, ": rope base ", s.rope_base, " must be positive");
   const int n_rot = s.n_rot == 0 ? s.hd : s.n_rot;
   detail::require(n_rot >= 2 && n_rot % 2 == 0 && n_rot <= s.hd, who, ": n_rot ", s.n_rot,
@@ -221,11 +232,11 @@ void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cuda
 }
 
 void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream) {
-  check_shape("rope_store_qkv_fused", s);
+  check_shape("rope_store_qkv_fused", s, /*device_position=*/true);
   check_io("rope_store_qkv_fused", in, out, s, true);
   k_rope_fused<<<s.T, RopeCfg::kThreads, 0, stream>>>(in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16,
-                                                      out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.max_ctx,
-                                                      rope_args(s));
+                                                      out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.p0_dev,
+                                                      s.max_ctx, rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 

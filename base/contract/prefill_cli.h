@@ -19,6 +19,7 @@ inline constexpr const char* kSubcommands = "subcommands";        // list: info,
 inline constexpr const char* kBackends = "backends";              // list: cpu, cuda
 inline constexpr const char* kPaths = "paths";                    // list of CUDA paths: fast, generic
 inline constexpr const char* kGemmVariants = "gemm_variants";     // list: --gemm values of the fast path, default first
+inline constexpr const char* kDecodeGraph = "decode_graph";       // list: --decode-graph values (on, off), default first
 inline constexpr const char* kCudaCompiled = "cuda_compiled";     // bool
 inline constexpr const char* kKernelResources = "kernel_resources";  // file name beside prefill, or null
 inline constexpr const char* kLogitsFormat = "logits_format";     // "npy-f32"

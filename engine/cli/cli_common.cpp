@@ -97,6 +97,7 @@ void add_backend_options(po::options_description& opts, const char* default_back
       ("path", po::value<std::string>()->default_value("fast"),
        "cuda only: fast (the kernels under test) | generic (plain reference kernels + cuBLAS)");
   add_gemm_option(opts);
+  add_decode_graph_option(opts);
 }
 
 namespace {
@@ -137,13 +138,41 @@ std::string gemm_choice(const po::variables_map& vm, const std::string& backend,
   return v;
 }
 
+void add_decode_graph_option(po::options_description& opts) {
+  const auto names = decode_graph_values();
+  opts.add_options()(
+      "decode-graph", po::value<std::string>(),
+      ("cuda fast path only: launch each decode step as one replayed CUDA graph (" +
+       (names.empty() ? std::string("none in this build") : joined(names) + "; default " + names.front()) +
+       "); the logits are the same bits either way")
+          .c_str());
+}
+
+std::string decode_graph_choice(const po::variables_map& vm, const std::string& backend, const std::string& path) {
+  const bool given = vm.count("decode-graph") > 0;
+  if (backend != "cuda" || path != "fast") {
+    if (given)
+      throw UsageError("--decode-graph selects how --backend cuda --path fast launches decode steps; it does not "
+                       "apply to --backend " + backend + (backend == "cuda" ? " --path " + path : ""));
+    return "";
+  }
+  const auto names = decode_graph_values();
+  if (!given) return names.empty() ? "" : names.front();
+  const std::string v = vm["decode-graph"].as<std::string>();
+  // A build without CUDA knows no values: the backend reports itself unavailable (exit 3) instead.
+  if (!names.empty() && std::find(names.begin(), names.end(), v) == names.end())
+    throw UsageError("--decode-graph: '" + v + "' is not a value of this build (expected " + joined(names) + ")");
+  return v;
+}
+
 BackendChoice backend_choice(const po::variables_map& vm) {
-  BackendChoice c{vm["backend"].as<std::string>(), vm["path"].as<std::string>(), ""};
+  BackendChoice c{vm["backend"].as<std::string>(), vm["path"].as<std::string>(), "", ""};
   if (c.backend != "cpu" && c.backend != "cuda")
     throw UsageError("--backend: '" + c.backend + "' is not a backend (expected cpu or cuda)");
   if (c.path != "fast" && c.path != "generic")
     throw UsageError("--path: '" + c.path + "' is not a path (expected fast or generic)");
   c.gemm = gemm_choice(vm, c.backend, c.path);
+  c.decode_graph = decode_graph_choice(vm, c.backend, c.path);
   if (c.backend == "cpu") c.path = "reference";
   return c;
 }
@@ -158,9 +187,12 @@ std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendCh
   if (!cuda::gpu_usable()) throw Unavailable("--backend cuda: no usable CUDA GPU here (" + cuda::gpu_status() + ")");
   const auto gemm = choice.gemm.empty() ? std::optional(cuda::kDefaultFastGemm) : cuda::parse_fast_gemm(choice.gemm);
   if (!gemm) throw UsageError("--gemm: '" + choice.gemm + "' is not a GEMM variant");
+  const auto graph = choice.decode_graph.empty() ? std::optional(cuda::kDefaultDecodeGraph)
+                                                 : cuda::parse_decode_graph(choice.decode_graph);
+  if (!graph) throw UsageError("--decode-graph: '" + choice.decode_graph + "' is not a value (expected on or off)");
   warn_nonfinite_weights(model);  // once the backend will run: it reads every weight anyway
   return std::make_unique<cuda::CudaBackend>(model, choice.path == "fast" ? cuda::Path::Fast : cuda::Path::Generic,
-                                             max_ctx, *gemm);
+                                             max_ctx, *gemm, *graph);
 #else
   throw Unavailable("--backend cuda: this build has no CUDA backend (configured without nvcc)");
 #endif
@@ -188,6 +220,14 @@ std::vector<std::string> gemm_variants() {
   names.push_back(cuda::fast_gemm_name(cuda::kDefaultFastGemm));
   for (cuda::FastGemm v : cuda::fast_gemm_variants())
     if (v != cuda::kDefaultFastGemm) names.push_back(cuda::fast_gemm_name(v));
+#endif
+  return names;
+}
+
+std::vector<std::string> decode_graph_values() {
+  std::vector<std::string> names;
+#ifdef PFX_HAVE_CUDA
+  for (cuda::DecodeGraph v : cuda::decode_graph_values()) names.push_back(cuda::decode_graph_name(v));
 #endif
   return names;
 }

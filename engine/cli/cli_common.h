@@ -45,7 +45,8 @@ std::optional<po::variables_map> parse(const std::string& usage, const po::optio
 void add_prompt_options(po::options_description& opts);
 std::vector<int32_t> prompt_tokens(const po::variables_map& vm, const model::Model& model);
 
-// --backend / --path / --gemm, shared by logits and greedy (bench: --path and --gemm).
+// --backend / --path / --gemm / --decode-graph, shared by logits and greedy (bench: --path, --gemm
+// and --decode-graph).
 void add_backend_options(po::options_description& opts, const char* default_backend);
 // --gemm VARIANT: the fast path's prefill GEMM variant (capabilities.gemm_variants).
 void add_gemm_option(po::options_description& opts);
@@ -53,10 +54,16 @@ void add_gemm_option(po::options_description& opts);
 // --gemm given explicitly there is a usage error). The deprecated PFX_FAST_GEMM stands in for an
 // absent --gemm, with a warning.
 std::string gemm_choice(const po::variables_map& vm, const std::string& backend, const std::string& path);
+// --decode-graph on|off: how the fast path launches decode steps (capabilities.decode_graph).
+void add_decode_graph_option(po::options_description& opts);
+// The --decode-graph value for this backend and path: a value name for cuda/fast (the default
+// when absent); "" elsewhere (given explicitly there, a usage error).
+std::string decode_graph_choice(const po::variables_map& vm, const std::string& backend, const std::string& path);
 struct BackendChoice {
-  std::string backend;  // "cpu" | "cuda"
-  std::string path;     // "fast" | "generic" (cuda only)
-  std::string gemm;     // fast path's GEMM variant ("" off the fast path)
+  std::string backend;       // "cpu" | "cuda"
+  std::string path;          // "fast" | "generic" (cuda only)
+  std::string gemm;          // fast path's GEMM variant ("" off the fast path)
+  std::string decode_graph;  // fast path's decode launch, "on" | "off" ("" off the fast path)
 };
 BackendChoice backend_choice(const po::variables_map& vm);
 std::unique_ptr<Backend> make_backend(const model::Model& model, const BackendChoice& choice, int64_t max_ctx);
@@ -74,5 +81,7 @@ std::string fnv1a64_hex(const void* data, size_t bytes);
 std::vector<std::string> compiled_backends();
 // Every --gemm value this build accepts (empty without CUDA); the first is the default.
 std::vector<std::string> gemm_variants();
+// Every --decode-graph value this build accepts (empty without CUDA); the first is the default.
+std::vector<std::string> decode_graph_values();
 
 }  // namespace pfx::cli

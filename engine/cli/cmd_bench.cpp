@@ -1,5 +1,6 @@
 // prefill bench --model M [-p|--n-prompt 512,2048] [-n|--n-gen 128] [-r|--repetitions 5]
-//               [--backend cuda|cpu] [--path fast|generic] [--gemm VARIANT] [-o md|json|jsonl|csv|sql | --json]
+//               [--backend cuda|cpu] [--path fast|generic] [--gemm VARIANT] [--decode-graph on|off]
+//               [-o md|json|jsonl|csv|sql | --json]
 // llama-bench-like: prompt processing (ppN: one prefill of N tokens from an empty cache) and decode
 // (tgN: N single-token steps from an empty cache), tokens/s per repetition after warm-up, timed by
 // CUDA events around the launch sequence (cuda) or the wall clock (the CPU reference). Output
@@ -112,8 +113,10 @@ int cmd_bench(int argc, char** argv) {
       ("json", po::bool_switch(), "prefill's JSON object: results[] with test, mean_tps, stddev_tps, samples_tps, "
                                   "samples_ms and every llama-bench column (what the gates read)");
   add_gemm_option(opts);
+  add_decode_graph_option(opts);
   const auto vm = parse("usage: prefill bench --model M [-p 512,2048] [-n 128] [-r 5] [--backend cuda|cpu] "
-                        "[--path fast|generic] [--gemm VARIANT] [-o md|json|jsonl|csv|sql | --json]",
+                        "[--path fast|generic] [--gemm VARIANT] [--decode-graph on|off] "
+                        "[-o md|json|jsonl|csv|sql | --json]",
                         opts, argc, argv);
   if (!vm) return kOk;
   const auto& v = *vm;
@@ -171,6 +174,7 @@ int cmd_bench(int argc, char** argv) {
     run.driver_version = dev.driver_version;
     run.runtime_version = dev.runtime_version;
     run.gemm = gpu->fast_gemm();
+    run.decode_graph = gpu->decode_graph();
     once = [gpu](const std::vector<int32_t>& prompt, const std::vector<int32_t>& decode) {
       double ms = 0;
       if (!prompt.empty()) {
@@ -215,7 +219,10 @@ int cmd_bench(int argc, char** argv) {
   for (auto p : prompts) run_test(p, 0);
   for (auto g : gens) run_test(0, g);
 #ifdef PFX_HAVE_CUDA
-  if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get())) run.fallbacks = gpu->fallbacks();
+  if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get())) {
+    run.fallbacks = gpu->fallbacks();
+    run.decode_graph_replays = gpu->graph_replays();
+  }
 #endif
   write_bench(std::cout, run, format);
   return kOk;

@@ -1,4 +1,5 @@
-// prefill greedy --model M (--text T | --tokens ...) -n N [--backend ...] [--path ...] [--json]
+// prefill greedy --model M (--text T | --tokens ...) -n N [--backend ...] [--path ...] [--gemm ...]
+//                [--decode-graph on|off] [--json]
 // Greedy continuation: generated text on stdout, or JSON with the ids and a hash of them.
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,7 +19,8 @@ int cmd_greedy(int argc, char** argv) {
   add_prompt_options(opts);
   add_backend_options(opts, "cpu");
   const auto vm = parse("usage: prefill greedy --model M (--text T | --tokens 1,2,3) -n N "
-                        "[--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT] [--json]", opts, argc, argv);
+                        "[--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT] [--decode-graph on|off] [--json]",
+                        opts, argc, argv);
   if (!vm) return kOk;
   const int n_new = (*vm)["n"].as<int>();
   if (n_new < 0 || n_new > 1 << 20) throw UsageError("-n: expected 0 .. 1048576 tokens");
@@ -34,7 +36,7 @@ int cmd_greedy(int argc, char** argv) {
     return kOk;
   }
   nlohmann::json j = {{"prompt_ids", ids}, {"generated_ids", result.generated}, {"text", text},
-                      {"backend", choice.backend}, {"path", choice.path}, {"gemm", choice.gemm},
+                      {"backend", choice.backend}, {"path", choice.path}, {"gemm", choice.gemm}, {"decode_graph", choice.decode_graph},
                       {"ids_hash", fnv1a64_hex(result.generated.data(), result.generated.size() * sizeof(int32_t))}};
   // A token can end inside a UTF-8 sequence: replace invalid bytes rather than fail.
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -1,5 +1,6 @@
 // prefill logits --model M (--text T | --tokens ...) --out F.npy [--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT]
-//                [--dump-residual DIR]
+//                [--decode-graph on|off] [--dump-residual DIR]
+// (--decode-graph matters only for a one-token prompt: the one forward is then a decode step.)
 // Writes float32 [n_tokens, n_vocab] (logits at every prompt position) and prints a JSON summary.
 // --dump-residual also writes the residual stream after every layer (Backend::set_residual_dump)
 // into DIR, which must not exist yet or be empty: two runs' directories show where paths part.
@@ -25,7 +26,8 @@ int cmd_logits(int argc, char** argv) {
   add_prompt_options(opts);
   add_backend_options(opts, "cpu");
   const auto vm = parse("usage: prefill logits --model M (--text T | --tokens 1,2,3) --out F.npy "
-                        "[--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT] [--dump-residual DIR]", opts, argc, argv);
+                        "[--backend cpu|cuda] [--path fast|generic] [--gemm VARIANT] [--decode-graph on|off] "
+                        "[--dump-residual DIR]", opts, argc, argv);
   if (!vm) return kOk;
   const std::filesystem::path out = (*vm)["out"].as<std::string>();
   if (std::filesystem::exists(out) && !(*vm)["force"].as<bool>())
@@ -49,7 +51,7 @@ int cmd_logits(int argc, char** argv) {
   const int64_t n_vocab = model.config().n_vocab;
   write_npy(out, logits.data(), {static_cast<int64_t>(ids.size()), n_vocab});
   nlohmann::json j = {{"tokens", ids}, {"backend", choice.backend}, {"path", choice.path}, {"gemm", choice.gemm},
-                      {"shape", {ids.size(), n_vocab}}, {"out", out.string()},
+                      {"decode_graph", choice.decode_graph}, {"shape", {ids.size(), n_vocab}}, {"out", out.string()},
                       {"logits_hash", fnv1a64_hex(logits.data(), logits.size() * sizeof(float))}};
   if (!dump_dir.empty()) j["residual_dump"] = dump_dir.string();
   // NaN or infinite logits are never a result: the file stays for inspection, the exit says error.

@@ -31,6 +31,9 @@ int cmd_version(bool json) {
       // `--gemm NAME` on logits/greedy/bench (--backend cuda --path fast): every prefill GEMM
       // variant the dispatcher can run, the default first.
       {cap::kGemmVariants, gemm_variants()},
+      // `--decode-graph on|off` on logits/greedy/bench (--backend cuda --path fast): decode steps
+      // as one replayed CUDA graph or kernel by kernel, the default first.
+      {cap::kDecodeGraph, decode_graph_values()},
       {cap::kCudaCompiled, cuda},
       {cap::kKernelResources, cuda ? nlohmann::json("kernel-resources.json") : nlohmann::json(nullptr)},
       {cap::kLogitsFormat, "npy-f32"},

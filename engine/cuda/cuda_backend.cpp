@@ -3,6 +3,9 @@
 // Generic path: dequantize each weight to fp16 into a scratch buffer, then cuBLAS (fp32
 // accumulate) and plain kernels. Fast path: the fused kernels under test; any call whose
 // preconditions they do not meet falls back to the generic kernel with a logged reason.
+// Fast-path decode steps (one token) are captured once as a CUDA graph and replayed
+// (DecodeGraph, StepGraph in step_graph.h): RoPE and decode attention then read the position from
+// device memory, and everything else in a step is position-independent.
 #include "cuda/cuda_backend.h"
 
 #include <cublas_v2.h>
@@ -17,6 +20,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/gemm_dispatch.h"
 #include "cuda/nvtx_range.h"
+#include "cuda/step_graph.h"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
 #include "model/layer_vectors.h"
@@ -84,8 +88,16 @@ struct CudaBackend::Impl {
   const Path path;
   const int64_t max_ctx;
   const int64_t max_batch;
+  const DecodeGraph decode_graph;
   int64_t pos = 0;
   double last_ms = 0;
+  // DecodeGraph::On: the captured decode step, and whether capture was given up (the reason is in
+  // fallbacks()). The first decode step runs kernel by kernel (decode_warmed): every kernel it
+  // launches is then loaded and every cuBLASLt plan made before the capture, on the second.
+  std::unique_ptr<StepGraph> step_graph;
+  bool decode_warmed = false;
+  bool step_graph_failed = false;
+  int64_t replays = 0;
 
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
@@ -103,8 +115,9 @@ struct CudaBackend::Impl {
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
   size_t attn_scratch_bytes = 0;
 
-  Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx, FastGemm gemm_variant)
-      : owner(o), model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)) {
+  Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx, FastGemm gemm_variant, DecodeGraph dg)
+      : owner(o), model(m), cfg(m.config()), path(p), max_ctx(ctx), max_batch(std::min(ctx, kMaxBatch)),
+        decode_graph(dg) {
     if (ctx < 1) fail("CudaBackend: max_ctx must be ≥ 1");
     if (cfg.sliding_window > 0 && ctx > cfg.sliding_window)
       fail("CudaBackend: a context of ", ctx, " tokens exceeds ", cfg.arch, ".attention.sliding_window = ",
@@ -213,7 +226,9 @@ struct CudaBackend::Impl {
   }
 
   // One chunk of T ≤ max_batch tokens at positions pos .. pos+T-1; x32 holds their embeddings.
-  void run_layers(int T) {
+  // p0_dev (graph capture): RoPE and decode attention read the first position from this device
+  // int instead of pos.
+  void run_layers(int T, const int* p0_dev = nullptr) {
     const int D = static_cast<int>(cfg.n_embd), H = static_cast<int>(cfg.n_head),
               Hkv = static_cast<int>(cfg.n_head_kv), hd = static_cast<int>(cfg.head_dim),
               F = static_cast<int>(cfg.n_ff);
@@ -245,6 +260,7 @@ struct CudaBackend::Impl {
       s.neox = cfg.rope_style == model::RopeStyle::Neox;
       s.freq_scale = cfg.rope_freq_scale;
       s.freq_factors = rope_freqs.bytes() > 0 ? rope_freqs.as<float>() : nullptr;
+      s.p0_dev = p0_dev;
       kernels::QkvInput in{q32.as<float>(), int64_t(H) * hd, k32.as<float>(), int64_t(Hkv) * hd,
                            v32.as<float>(), int64_t(Hkv) * hd};
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
@@ -261,11 +277,13 @@ struct CudaBackend::Impl {
       {
         NvtxRange r(L.prefix + "attn", attn_flops);
         kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),
-                                 T, H, Hkv, hd, p0, static_cast<int>(max_ctx)};
+                                 T, H, Hkv, hd, p0, static_cast<int>(max_ctx), p0_dev};
         const char* why = fast() ? kernels::attention_fast_unsupported_reason(a) : "generic path";
         if (fast() && !why) {
           kernels::attention_fast(a, attn_scratch.as(), attn_scratch_bytes, stream);
         } else {
+          // Under capture a by-value position would be baked into every replay: fail the capture.
+          if (p0_dev) fail("attention: ", why, "; the generic kernel takes the position by value");
           if (fast()) gemm.note_fallback(std::string("attention: ") + why);
           kernels::attention_generic(a, gemm.cublas(), attn_scratch.as(), attn_scratch_bytes, stream);
         }
@@ -286,6 +304,83 @@ struct CudaBackend::Impl {
     }
   }
 
+  // The logits of `rows` rows of x32 from row `first_row` on, into `logits` (fp32 [rows, V]).
+  void run_head(int64_t first_row, int rows) {
+    const int64_t D = cfg.n_embd;
+    {
+      NvtxRange r("output_norm", 4ull * rows * D);
+      rmsnorm(x32.as<float>() + first_row * D, output_norm, h16.as<uint16_t>(), rows);
+    }
+    gemm.run("output", *output, h16.as<uint16_t>(), rows, logits.as(), Epilogue::StoreF32);
+  }
+
+  // Embeddings of the T token ids at ids_dev into x32.
+  void embed(const int32_t* ids_dev, int T) {
+    NvtxRange r("token_embd", 0);
+    kernels::embed_tokens(token_embd.ggml_type, token_embd.buffer.as(), cfg.n_vocab, ids_dev, T,
+                          static_cast<int>(cfg.n_embd), x32.as<float>(), stream);
+  }
+
+  // Why a one-token step cannot be one captured graph, or nullptr when it can. (Generic path and
+  // DecodeGraph::Off are decided by the caller.)
+  const char* step_graph_unsupported_reason() const {
+    if (gemm.fast_variant() == FastGemm::Pipelined)
+      return "the pipelined variant's decode GEMMs may read fp16 weights its side stream decoded before the step "
+             "(state a replay would not see)";
+    kernels::AttentionArgs a{q16.as<uint16_t>(), k_cache.as<uint16_t>(), v_cache.as<uint16_t>(), o16.as<uint16_t>(),
+                             1, static_cast<int>(cfg.n_head), static_cast<int>(cfg.n_head_kv),
+                             static_cast<int>(cfg.head_dim), 0, static_cast<int>(max_ctx)};
+    if (kernels::attention_fast_unsupported_reason(a))
+      return "decode attention falls back to the generic kernel, which takes the position by value";
+    return nullptr;
+  }
+
+  // One decode step as a replay of the captured graph (captured here on the second decode step).
+  // Returns false, having launched nothing, when the graph cannot be used yet (the first step) or
+  // at all (the reason logged once).
+  bool try_graph_step(int32_t token, std::vector<float>& result) {
+    if (step_graph_failed) return false;
+    if (!decode_warmed) {
+      decode_warmed = true;
+      return false;
+    }
+    if (!step_graph) {
+      if (const char* why = step_graph_unsupported_reason()) {
+        gemm.note_fallback(std::string("decode graph: ") + why);
+        step_graph_failed = true;
+        return false;
+      }
+      auto g = std::make_unique<StepGraph>(cfg.n_vocab);
+      const std::string why = g->capture(stream, logits.as<float>(), [&] {
+        embed(g->device_token(), 1);
+        run_layers(1, g->device_position());
+        run_head(0, 1);
+      });
+      if (!why.empty()) {
+        gemm.note_fallback("decode graph: capture failed (" + why + "); decode steps launch kernel by kernel");
+        step_graph_failed = true;
+        return false;
+      }
+      step_graph = std::move(g);
+    }
+    step_graph->input() = StepInput{token, static_cast<int32_t>(pos)};
+    CUDA_CHECK(cudaEventRecord(ev_start, stream));
+    {
+      NvtxRange prefill_range("prefill", 0);
+      step_graph->launch(stream);
+    }
+    CUDA_CHECK(cudaEventRecord(ev_stop, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::copy_n(step_graph->logits(), cfg.n_vocab, result.begin());
+    ++pos;
+    ++replays;
+    return true;
+  }
+
+  bool graph_eligible(int64_t n) const {
+    return n == 1 && fast() && decode_graph == DecodeGraph::On && !owner.dumping_residual();
+  }
+
   std::vector<float> forward(std::span<const int32_t> tokens, bool all_logits) {
     const int64_t n = static_cast<int64_t>(tokens.size());
     if (n == 0) fail("CudaBackend::forward: empty batch");
@@ -295,38 +390,31 @@ struct CudaBackend::Impl {
       if (tokens[i] < 0 || tokens[i] >= cfg.n_vocab)
         fail("CudaBackend::forward: token ", tokens[i], " at batch index ", i, " is outside the vocabulary (",
              cfg.n_vocab, ")");
-    const int64_t V = cfg.n_vocab, D = cfg.n_embd;
+    const int64_t V = cfg.n_vocab;
     std::vector<float> result(static_cast<size_t>((all_logits ? n : 1) * V));
 
-    CUDA_CHECK(cudaEventRecord(ev_start, stream));
-    {
-      NvtxRange prefill_range("prefill", 0);
-      for (int64_t c0 = 0; c0 < n; c0 += max_batch) {
-        const int T = static_cast<int>(std::min(max_batch, n - c0));
-        const bool last_chunk = c0 + T == n;
-        CUDA_CHECK(cudaMemcpyAsync(ids.as(), tokens.data() + c0, T * sizeof(int32_t), cudaMemcpyHostToDevice, stream));
-        {
-          NvtxRange r("token_embd", 0);
-          kernels::embed_tokens(token_embd.ggml_type, token_embd.buffer.as(), V, ids.as<int32_t>(), T,
-                                static_cast<int>(D), x32.as<float>(), stream);
+    if (!graph_eligible(n) || !try_graph_step(tokens[0], result)) {
+      CUDA_CHECK(cudaEventRecord(ev_start, stream));
+      {
+        NvtxRange prefill_range("prefill", 0);
+        for (int64_t c0 = 0; c0 < n; c0 += max_batch) {
+          const int T = static_cast<int>(std::min(max_batch, n - c0));
+          const bool last_chunk = c0 + T == n;
+          CUDA_CHECK(cudaMemcpyAsync(ids.as(), tokens.data() + c0, T * sizeof(int32_t), cudaMemcpyHostToDevice, stream));
+          embed(ids.as<int32_t>(), T);
+          run_layers(T);
+          pos += T;
+          if (!all_logits && !last_chunk) continue;
+          // Logits for every row of this chunk, or only its last row.
+          const int rows = all_logits ? T : 1;
+          run_head(all_logits ? 0 : T - 1, rows);
+          float* dst = result.data() + (all_logits ? c0 * V : 0);
+          CUDA_CHECK(cudaMemcpyAsync(dst, logits.as(), size_t(rows) * V * 4, cudaMemcpyDeviceToHost, stream));
         }
-        run_layers(T);
-        pos += T;
-        if (!all_logits && !last_chunk) continue;
-        // Logits for every row of this chunk, or only its last row.
-        const int rows = all_logits ? T : 1;
-        const float* x_rows = x32.as<float>() + (all_logits ? 0 : int64_t(T - 1) * D);
-        {
-          NvtxRange r("output_norm", 4ull * rows * D);
-          rmsnorm(x_rows, output_norm, h16.as<uint16_t>(), rows);
-        }
-        gemm.run("output", *output, h16.as<uint16_t>(), rows, logits.as(), Epilogue::StoreF32);
-        float* dst = result.data() + (all_logits ? c0 * V : 0);
-        CUDA_CHECK(cudaMemcpyAsync(dst, logits.as(), size_t(rows) * V * 4, cudaMemcpyDeviceToHost, stream));
       }
+      CUDA_CHECK(cudaEventRecord(ev_stop, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    CUDA_CHECK(cudaEventRecord(ev_stop, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev_start, ev_stop));
     last_ms = ms;
@@ -336,13 +424,18 @@ struct CudaBackend::Impl {
   }
 };
 
-CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm)
-    : impl_(std::make_unique<Impl>(*this, model, path, max_ctx, gemm)) {}
+CudaBackend::CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm,
+                         DecodeGraph decode_graph)
+    : impl_(std::make_unique<Impl>(*this, model, path, max_ctx, gemm, decode_graph)) {}
 CudaBackend::~CudaBackend() = default;
 std::string CudaBackend::name() const { return std::string("cuda-") + path_name(impl_->path); }
 std::string CudaBackend::fast_gemm() const {
   return impl_->path == Path::Fast ? fast_gemm_name(impl_->gemm.fast_variant()) : "generic";
 }
+std::string CudaBackend::decode_graph() const {
+  return impl_->path == Path::Fast ? decode_graph_name(impl_->decode_graph) : decode_graph_name(DecodeGraph::Off);
+}
+int64_t CudaBackend::graph_replays() const { return impl_->replays; }
 void CudaBackend::reset() { impl_->pos = 0; }
 std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
   return impl_->forward(tokens, all_logits);

@@ -40,6 +40,26 @@ const std::vector<FastGemm>& fast_gemm_variants();
 // The variant named `name`, or nullopt.
 std::optional<FastGemm> parse_fast_gemm(std::string_view name);
 
+// How the fast path launches a decode step (one token, no residual dump):
+//   On  — the step's ~300 kernels as one CUDA graph, captured on the second decode step of the
+//         backend's life (the first runs kernel by kernel, so every kernel is loaded and every
+//         cuBLASLt plan made before the capture) and replayed from then on, across reset() too
+//         (token and position through a pinned staging buffer, read by the kernels from device
+//         memory); the same kernels with the same arguments, so the logits
+//         are bitwise those of Off. Falls back to Off with a logged reason (fallbacks()) where a
+//         step cannot be captured (the pipelined variant, attention without a fast kernel, a
+//         capture error).
+//   Off — kernel by kernel on the stream, as prefill is launched.
+// Chosen per backend (CLI: --decode-graph), never by the environment; `prefill --version --json`
+// lists the names as capabilities.decode_graph. NVTX ranges are host-side: a replayed step emits
+// only the outer "prefill" range, not the per-role ranges inside it.
+enum class DecodeGraph { On, Off };
+inline constexpr DecodeGraph kDefaultDecodeGraph = DecodeGraph::On;
+const char* decode_graph_name(DecodeGraph);
+// Every value, the default first (the capability list).
+const std::vector<DecodeGraph>& decode_graph_values();
+std::optional<DecodeGraph> parse_decode_graph(std::string_view name);
+
 // True when a CUDA device can be used (driver present, ≥ 1 device, compute capability 9.0).
 bool gpu_usable();
 // Why not (or which device), for messages.
@@ -58,7 +78,9 @@ class CudaBackend final : public Backend {
  public:
   // max_ctx: the longest sequence (prompt + generated) this backend will hold in its KV cache.
   // gemm: the fast path's prefill GEMM variant (ignored on the generic path).
-  CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm = kDefaultFastGemm);
+  // decode_graph: how the fast path launches decode steps (ignored on the generic path).
+  CudaBackend(const model::Model& model, Path path, int64_t max_ctx, FastGemm gemm = kDefaultFastGemm,
+              DecodeGraph decode_graph = kDefaultDecodeGraph);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;  // owns device memory and a cuBLAS handle
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -72,7 +94,11 @@ class CudaBackend final : public Backend {
   double last_gpu_ms() const;
   // The fast path's prefill GEMM variant (fast_gemm_name), or "generic".
   std::string fast_gemm() const;
-  // Reasons the fast path fell back to a generic kernel (logged once each).
+  // The decode launch asked for (decode_graph_name), or "off" on the generic path.
+  std::string decode_graph() const;
+  // Decode steps replayed from the captured graph since construction (0 where it is off or fell back).
+  int64_t graph_replays() const;
+  // Reasons the fast path fell back to a generic kernel or launch (logged once each).
   const std::vector<std::string>& fallbacks() const;
 
  private:

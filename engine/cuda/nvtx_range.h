@@ -2,6 +2,8 @@
 // ("blk.7.attn_v"), "blk.7.attn" etc. for other ops, '+' joining fused ops, the op's FLOP count
 // as a uint64 payload, all inside one outer "prefill" range. The CUPTI tracer attributes kernel
 // time by these names; without a tool attached NVTX calls are near-free no-ops.
+// Ranges are host-side: a decode step replayed from its CUDA graph (DecodeGraph::On, cuda_backend.h)
+// emits only the outer "prefill" range around the launch, so its kernels carry no per-role name.
 #pragma once
 #include <nvtx3/nvToolsExt.h>
 

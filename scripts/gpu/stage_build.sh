@@ -9,7 +9,7 @@ set -euo pipefail
 build=$1; archive=$2
 files=(
   engine/cli/prefill engine/cli/kernel-resources.json engine/cli/kernel-resources.ptxas.txt engine/cli/kernel-sass.json
-  tests/engine/cuda/test_cuda_backend
+  tests/engine/cuda/test_cuda_backend tests/engine/cuda/test_cuda_decode_graph
   gates/trace/kerneltrace gates/trace/libkerneltrace.so
   tests/gates/trace/test_trace_gpu tests/gates/trace/trace_gpu_program tests/gates/trace/trace_plain_cuda_program
   tests/kernels/test_kernels_attention tests/kernels/test_kernels_dequant tests/kernels/test_kernels_norm_elementwise

@@ -212,6 +212,44 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{33, 3, 6, 3, 96, 1}),
     [](const auto& tp) { return name(tp.param); });
 
+// Graph-launched decode (AttentionArgs::p0_dev): the position read from device memory and a grid
+// sized for max_ctx give the bits of the by-value launch at every context length, across the
+// split boundaries (every kMinKeysPerSplit = 64 keys at these row counts, and the 2-waves cap for
+// H = 32); an out-of-range device position gives NaN, never an out-of-bounds read.
+TEST(Attention, DecodePositionFromDeviceIsBitwiseByValue) {
+  PFX_REQUIRE_GPU();
+  for (const AttnCase shape : {AttnCase{1, 0, 4, 2, 64, 1}, AttnCase{1, 0, 32, 8, 128, 1}, AttnCase{2, 0, 8, 2, 64, 1}}) {
+    AttnCase full = shape;
+    full.p0 = 700;  // the cache holds 700 + T + 13 rows, all valid up to 700 + T
+    const Inputs in = make_inputs(full);
+    Stream stream;
+    DeviceBuffer<uint16_t> q(in.q), k(in.k), v(in.v);
+    DeviceBuffer<uint16_t> o(static_cast<size_t>(shape.T) * shape.H * shape.hd);
+    DeviceBuffer<int> p0_dev(1);
+    const size_t bytes = attention_decode_scratch_bytes(shape.T, shape.H, shape.hd);
+    DeviceBuffer<uint8_t> scratch(bytes);
+    AttentionArgs a;
+    a.q16 = q.get(), a.k_cache = k.get(), a.v_cache = v.get(), a.o16 = o.get();
+    a.T = shape.T, a.H = shape.H, a.Hkv = shape.Hkv, a.hd = shape.hd, a.max_ctx = in.max_ctx;
+    for (const int p0 : {0, 1, 62, 63, 64, 65, 127, 128, 129, 200, 255, 256, 511, 512, 513, 640, 700}) {
+      SCOPED_TRACE("T=" + std::to_string(shape.T) + " H=" + std::to_string(shape.H) + " p0=" + std::to_string(p0));
+      a.p0 = p0, a.p0_dev = nullptr;
+      o.poison();
+      attention_decode(a, scratch.get(), bytes, stream.get());
+      const auto by_value = o.download();
+      p0_dev.upload({p0});
+      a.p0 = 0, a.p0_dev = p0_dev.get();  // the by-value p0 is ignored
+      o.poison();
+      attention_decode(a, scratch.get(), bytes, stream.get());
+      EXPECT_TRUE(compare_bits("device p0 vs by value", o.download(), by_value));
+    }
+    p0_dev.upload({in.max_ctx - shape.T + 1});  // one row past the cache
+    o.fill_bytes(0);
+    attention_decode(a, scratch.get(), bytes, stream.get());
+    for (uint16_t h : o.download()) ASSERT_TRUE(std::isnan(half_to_float(h))) << "out-of-range device position";
+  }
+}
+
 TEST(Attention, RejectsBadArguments) {
   alignas(16) uint16_t h[8] = {};
   AttentionArgs a;
@@ -223,6 +261,14 @@ TEST(Attention, RejectsBadArguments) {
   a.p0 = 0;
   EXPECT_THROW(attention_decode(a, h, 1, nullptr), pfx::Error);  // scratch too small
   EXPECT_THROW(attention_generic(a, nullptr, h, sizeof h, nullptr), pfx::Error);  // no handle
+  // Only the decode kernel reads the position from the device.
+  const int* p0_dev = reinterpret_cast<const int*>(h);
+  a.p0_dev = p0_dev;
+  EXPECT_THROW(attention_flash_prefill(a, nullptr), pfx::Error);
+  EXPECT_THROW(attention_generic(a, nullptr, h, sizeof h, nullptr), pfx::Error);
+  a.T = 17;  // T alone past the cache, whatever the device position
+  EXPECT_THROW(attention_decode(a, h, sizeof h, nullptr), pfx::Error);
+  a.T = 4, a.p0_dev = nullptr;
   a.hd = 80;
   EXPECT_NE(attention_fast_unsupported_reason(a), nullptr);
 }

@@ -93,6 +93,27 @@ TEST_P(RopeTest, GenericEqualsFusedAndMatchesReference) {
   EXPECT_TRUE(compare_bits("V cache generic vs fused", fused_v.download(), v_gen));
   EXPECT_TRUE(compare_bits("fused leaves q32/k32/v32 untouched", fused_in.download(), qkv));
 
+  // The position from device memory (graph-launched decode, QkvShape::p0_dev): the same bits; the
+  // by-value p0 is then ignored. A device position past the cache writes nothing.
+  {
+    DeviceBuffer<int> p0_dev(std::vector<int>{c.p0});
+    QkvShape sd = s;
+    sd.p0 = 0, sd.p0_dev = p0_dev.get();
+    DeviceBuffer<uint16_t> dev_q(gen_q.size()), dev_k(cache_n), dev_v(cache_n);
+    for (auto* b : {&dev_q, &dev_k, &dev_v}) b->poison();
+    rope_store_qkv_fused(fi, QkvOutput{dev_q.get(), dev_k.get(), dev_v.get()}, sd, stream.get());
+    stream.sync();
+    EXPECT_TRUE(compare_bits("q16 device p0 vs by value", dev_q.download(), fused_q.download()));
+    EXPECT_TRUE(compare_bits("K cache device p0 vs by value", dev_k.download(), fused_k.download()));
+    EXPECT_TRUE(compare_bits("V cache device p0 vs by value", dev_v.download(), fused_v.download()));
+    p0_dev.upload({s.max_ctx - c.T + 1});
+    for (auto* b : {&dev_q, &dev_k, &dev_v}) b->poison();
+    rope_store_qkv_fused(fi, QkvOutput{dev_q.get(), dev_k.get(), dev_v.get()}, sd, stream.get());
+    stream.sync();
+    for (auto* b : {&dev_q, &dev_k, &dev_v})
+      for (uint16_t h : b->download()) ASSERT_EQ(h, 0xFFFF) << "a device position past the cache wrote";
+  }
+
   // References: rotated q and k in double, v as is; rope_f32's fp32 output too.
   std::vector<double> q_ref(q_gen.size()), rot_ref(qkv.size());
   std::vector<double> k_ref, v_ref, k_got, v_got;
@@ -162,6 +183,13 @@ TEST(Rope, RejectsBadShapes) {
   EXPECT_THROW(rope_store_qkv_fused(in, out, s, nullptr), pfx::Error);
   s.p0 = 0, s.hd = 63;
   EXPECT_THROW(rope_f32(f, 512, f, 192, s, nullptr), pfx::Error);
+  // Only the fused kernel reads the position from the device; T alone must fit the cache then.
+  const int p0 = 0;
+  s.hd = 64, s.p0_dev = &p0;
+  EXPECT_THROW(rope_f32(f, 512, f, 192, s, nullptr), pfx::Error);
+  EXPECT_THROW(store_qkv(in, out, s, nullptr), pfx::Error);
+  s.T = 17;
+  EXPECT_THROW(rope_store_qkv_fused(in, out, s, nullptr), pfx::Error);
 }
 
 }  // namespace

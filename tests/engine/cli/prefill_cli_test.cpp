@@ -94,6 +94,38 @@ TEST(PrefillCli, GemmFlagIsCheckedBeforeAnyGpuWork) {
   fs::remove(out);
 }
 
+TEST(PrefillCli, DecodeGraphCapabilityAndFlag) {
+  const json caps = json::parse(run_prefill("--version --json").out)["capabilities"];
+  const bool cuda = caps["cuda_compiled"].get<bool>();
+  // `--decode-graph` values, the default first; empty exactly when CUDA is not compiled in.
+  const auto values = caps["decode_graph"];
+  ASSERT_TRUE(values.is_array());
+  if (cuda) {
+    EXPECT_EQ(values, json({"on", "off"}));
+  } else {
+    EXPECT_TRUE(values.empty());
+  }
+  const std::string m = " --model " + fixture("models/stories260K.gguf").string() + " --tokens 1,2";
+  const fs::path out = temp("decode-graph.npy");
+  // Off the fast path the flag is an error, not silently ignored; on every subcommand that decodes.
+  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --decode-graph off").code, 4);
+  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --backend cuda --path generic --decode-graph on").code, 4);
+  EXPECT_EQ(run_prefill("logits" + m + " --out " + out.string() + " --force --decode-graph on").code, 4);
+  EXPECT_EQ(run_prefill("bench --model " + fixture("models/stories260K.gguf").string() +
+                        " -p 4 -r 1 --backend cpu --decode-graph off").code, 4);
+  // An unknown value is a usage error where CUDA is compiled in; without CUDA: unavailable (3).
+  EXPECT_EQ(run_prefill("greedy" + m + " -n 1 --backend cuda --decode-graph maybe").code, cuda ? 4 : 3);
+  // A known value runs (0) or reports the GPU unavailable (3), on each subcommand.
+  for (const char* v : {"on", "off"}) {
+    const int g = run_prefill("greedy" + m + " -n 2 --backend cuda --decode-graph " + v).code;
+    EXPECT_TRUE(g == 0 || g == 3) << "greedy --decode-graph " << v << ": exit " << g;
+    const int b = run_prefill("bench --model " + fixture("models/stories260K.gguf").string() +
+                              " -p 4 -n 2 -r 1 --decode-graph " + std::string(v)).code;
+    EXPECT_TRUE(b == 0 || b == 3) << "bench --decode-graph " << v << ": exit " << b;
+  }
+  fs::remove(out);
+}
+
 TEST(PrefillCli, UsageErrorsExitFour) {
   EXPECT_EQ(run_prefill("").code, 4);
   EXPECT_EQ(run_prefill("frobnicate").code, 4);
