@@ -10,6 +10,7 @@
 
 #include "core/gate_profile.h"
 #include "landing/landing_import.h"
+#include "report/checklist.h"
 #include "report/ledger.h"
 #include "suite/suite_judge.h"
 #include "util/error.h"
@@ -392,6 +393,12 @@ TEST_F(Import, AVariantTheBaselineOfferedIsSettledByThePlanNotByTheFile) {
     }
   EXPECT_EQ(staged, 1);
   EXPECT_NE(record().verdict, Verdict::Pass);
+  // The pre-merge checklist asks for the human, not for a rerun.
+  const std::string list = render_checklist(record());
+  EXPECT_TRUE(has(list, "parity: undecided — 1 of 5 checks inconclusive: gemm=staged: GEMM variant 'staged' offered by the baseline " +
+                            kBase + ", not by the candidate"))
+      << list;
+  EXPECT_TRUE(has(list, "a human must accept that retirement")) << list;
 }
 
 TEST_F(Import, ParityMustCoverTheBaselinesVariantsWhateverTheProfileNames) {
