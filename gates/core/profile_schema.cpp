@@ -53,7 +53,8 @@ const std::map<std::string, std::vector<Setting>>& gate_settings() {
         {"min_top1", Type::Number, Bar::LowerLimit, nullptr, 0, 1},
         {"cases", Type::Cases, Bar::Input, json::array()},
         // The fast path's GEMM variants (prefill --gemm, capabilities.gemm_variants): "all" = every
-        // one the candidate offers; the cases rerun on each non-default variant ([] = all cases).
+        // one the candidate offers; the baseline's are added whatever this says (parity/parity_plan.h);
+        // the cases rerun on each non-default variant ([] = all cases).
         {"gemm_variants", Type::Strings, Bar::Input, json::array({"all"})},
         {"gemm_variant_cases", Type::Strings, Bar::Input, json::array()}}},
       {"accuracy",

@@ -19,12 +19,18 @@ namespace {
 
 std::string short_hash(const std::string& h) { return h.empty() ? "none" : h.substr(0, 12) + "…"; }
 
+// The parity plan of the report's builds (their `--version --json` as the report recorded them).
+ParityPlan report_parity_plan(const GateProfile& p, const LandingRecord& rec) {
+  const auto build = [](const json& b) { return PlanBuild{b.value("version", json()), b.value("id", std::string())}; };
+  return plan_parity_runs(p, case_names(p, "parity"), build(rec.candidate), build(rec.baseline));
+}
+
 // The check names the report's profile expects from a gate (each must be in the result).
-std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const json& candidate_version,
+std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const LandingRecord& rec,
                                          const GateResult& r) {
   if (gate == "parity") {
     std::vector<std::string> out;
-    for (const auto& run : plan_parity_runs(p, case_names(p, gate), candidate_version).runs) out.push_back(run.check);
+    for (const auto& run : report_parity_plan(p, rec).runs) out.push_back(run.check);
     return out;
   }
   if (gate == "greedy") return case_names(p, gate);
@@ -110,7 +116,7 @@ std::string not_importable(const std::string& gate, const GateProfile& profile) 
   return "";
 }
 
-GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, const json& candidate_version) {
+GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, const LandingRecord& rec) {
   GateResult r = in;
   r.required = profile.required(r.gate);
   r.needs_gpu = gate_needs_gpu(r.gate);
@@ -141,16 +147,27 @@ GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, co
   std::set<std::string> have;
   for (const auto& c : r.checks) have.insert(c.name);
   const bool skipped_whole = r.checks.size() == 1 && r.checks[0].status == Status::Skipped && r.checks[0].name == r.gate;
-  if (!skipped_whole)
-    for (const auto& name : expected_checks(r.gate, profile, candidate_version, r))
+  if (!skipped_whole) {
+    for (const auto& name : expected_checks(r.gate, profile, rec, r))
       if (!have.count(name)) {
         Check m;
         m.name = name;
         m.status = Status::Fail;
         m.waivable = false;
-        m.reason = "missing from the imported result (the report's gate profile names it)";
+        m.reason = r.gate == "parity"
+                       ? "missing from the imported result (the parity plan of the report's gate profile and both builds' "
+                         "GEMM variants requires it)"
+                       : "missing from the imported result (the report's gate profile names it)";
         r.checks.push_back(m);
       }
+    // The GEMM variants the candidate cannot run are settled by the plan of the report's builds,
+    // whatever the file says of them (a claimed "gemm=staged" PASS included), as the gate does.
+    if (r.gate == "parity")
+      for (const auto& settled : report_parity_plan(profile, rec).settled) {
+        std::erase_if(r.checks, [&](const Check& c) { return c.name == settled.name; });
+        r.checks.push_back(settled);
+      }
+  }
   for (auto& c : r.checks) {
     if (c.status != Status::Fail || !c.waivable) continue;
     if (const Waiver* w = profile.waiver_for(r.gate, c.name)) {

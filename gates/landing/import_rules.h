@@ -4,8 +4,9 @@
 // and its harness pinned, or the import is refused (unless the user accepts the mismatch with a
 // reason the report shows). Its status is never taken as given: `required` comes from the
 // report's profile, every check claiming PASS is re-judged from its stored metrics under the
-// report's thresholds and waivers (no metrics → FAIL), the profile's cases must all be there,
-// and a result with no checks is a FAIL. Only gates the profile enables, never `build`, and only
+// report's thresholds and waivers (no metrics → FAIL), the profile's cases must all be there
+// (for parity: on every GEMM variant the plan of the report's two builds requires, the baseline's
+// included, parity/parity_plan.h), and a result with no checks is a FAIL. Only gates the profile enables, never `build`, and only
 // gates with a re-judging rule (not ptxas, which every host runs from kernel-resources.json) can
 // be imported.
 #pragma once
@@ -25,9 +26,9 @@ std::vector<std::string> binding_mismatches(const GateResult& r, const LandingRe
 // Why `gate` cannot be imported into a report with `profile`, or "" when it can.
 std::string not_importable(const std::string& gate, const GateProfile& profile);
 
-// The imported result as this landing judges it under `profile`; `candidate_version` (the
-// report's candidate build's `--version --json`) says which GEMM variants parity must cover.
-GateResult rejudge_imported(const GateResult& imported, const GateProfile& profile,
-                            const nlohmann::json& candidate_version = nullptr);
+// The imported result as this landing judges it under `profile`, for the report `rec`: its two
+// builds' `--version --json` say which GEMM variants parity must cover (parity/parity_plan.h: the
+// baseline's variants too), and the plan, not the file, settles those the candidate cannot run.
+GateResult rejudge_imported(const GateResult& imported, const GateProfile& profile, const LandingRecord& rec);
 
 }  // namespace pfx::gates

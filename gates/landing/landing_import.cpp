@@ -95,7 +95,7 @@ int landing_import(const fs::path& dir, const fs::path& reports, const std::stri
 
   json taken = json::array();
   for (const auto& imported : importable) {
-    GateResult r = rejudge_imported(imported, profile, rec.candidate.value("version", json()));
+    GateResult r = rejudge_imported(imported, profile, rec);
     const std::string from = "import from " + fs::absolute(dir).string();
     if (r.status != imported.status)
       progress.say("import " + r.gate + ": claimed " + std::string(to_string(imported.status)) + ", re-judged " +

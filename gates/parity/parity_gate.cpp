@@ -157,15 +157,10 @@ GateResult run_parity_gate(const GateContext& ctx) {
                           {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}, {cap::kPaths, fast}, {cap::kPaths, ref}}))
     return r;
   const auto cases = parse_cases(ctx.profile, "parity", ctx.fixtures_dir, project_fixtures(ctx.candidate));
-  const ParityPlan plan = plan_parity_runs(ctx.profile, case_names(ctx.profile, "parity"), ctx.candidate.version);
-  r.details["gemm_variants"] = {{"note", plan.note}, {"missing", plan.missing_variants}};
-  for (const auto& v : plan.missing_variants) {
-    Check c;
-    c.name = "gemm=" + v;
-    c.status = Status::Fail;
-    c.reason = "gates.parity.gemm_variants names '" + v + "', which the candidate's capabilities.gemm_variants does not offer";
-    r.checks.push_back(c);
-  }
+  const ParityPlan plan = plan_parity_runs(ctx.profile, case_names(ctx.profile, "parity"), {ctx.candidate.version, ctx.candidate.id},
+                                           {ctx.baseline.version, ctx.baseline.id});
+  r.details["gemm_variants"] = {{"note", plan.note}, {"missing", plan.missing_variants}, {"dropped", plan.dropped_variants}};
+  for (const auto& c : plan.settled) r.checks.push_back(c);  // the variants the candidate cannot run
   fs::create_directories(ctx.work_dir);
   const auto eng = ctx.engine(ctx.candidate);
   std::string unavailable;  // once the backend says "not here", the other cases skip without asking

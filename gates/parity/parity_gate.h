@@ -6,7 +6,9 @@
 // `--version --json` has capabilities.residual_dump): both paths rerun with `--dump-residual`
 // and the check names the first layer whose residual deviates by more than 1/100 of the
 // threshold, with the per-layer list in its metrics. Localisation only adds information: its own
-// failures become notes and never change the verdict.
+// failures become notes and never change the verdict. Which GEMM variants each case runs on, and
+// the checks of variants that cannot run (one the baseline offered and the candidate does not is
+// INCONCLUSIVE): parity/parity_plan.h.
 #pragma once
 #include "run/gate_context.h"
 

@@ -25,7 +25,9 @@ std::vector<ChecklistItem> checklist_items(const LandingRecord& r) {
     if (!g) it.todo = n + ": run it (`landing gate " + n + " …`) or `landing import` its result from the machine that ran it";
     else if (g->status == Status::Fail) it.todo = n + ": fix — " + g->reason;
     else if (g->status == Status::Skipped) it.todo = n + ": " + (g->needs_gpu ? "run on a GPU host and import — " : "") + g->reason;
-    else if (g->status == Status::Inconclusive) it.todo = n + ": rerun (more pairs, quieter machine) — " + g->reason;
+    // The reason says what settles it: more A/B pairs, the GPU host's suite run, a human accepting
+    // a GEMM variant the candidate no longer offers (parity/parity_plan.h).
+    else if (g->status == Status::Inconclusive) it.todo = n + ": undecided — " + g->reason;
     else if (g->status == Status::Waived) it.todo = n + ": reviewer approves the waiver(s)";
     items.push_back(it);
   }

@@ -10,6 +10,7 @@
 
 #include "core/gate_profile.h"
 #include "landing/landing_import.h"
+#include "report/checklist.h"
 #include "report/ledger.h"
 #include "suite/suite_judge.h"
 #include "util/error.h"
@@ -358,4 +359,71 @@ TEST_F(Import, ParityMustCoverEveryGemmVariantOfTheCandidate) {
   for (const auto& c : p.checks)
     if (has(c.reason, "missing from the imported result")) missing.push_back(c.name);
   EXPECT_EQ(missing, (std::vector<std::string>{"hello gemm=fused", "ids gemm=fused"}));
+}
+
+namespace {
+
+// capabilities.gemm_variants of a `--version --json`, as the report records a build's.
+json offering(const json& variants) { return {{"capabilities", {{"gemm_variants", variants}}}}; }
+
+}  // namespace
+
+TEST_F(Import, AVariantTheBaselineOfferedIsSettledByThePlanNotByTheFile) {
+  // The candidate dropped `staged`; the imported file claims it passed, with clean-looking metrics.
+  {
+    auto rec = record();
+    rec.candidate["version"] = offering({"fused", "pipelined"});
+    rec.baseline["version"] = offering({"fused", "pipelined", "staged"});
+    Ledger(reports_).update(rec);
+  }
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("hello gemm=pipelined", "PASS", logits(1e-5)),
+                             check("ids", "PASS", logits(1e-5)), check("ids gemm=pipelined", "PASS", logits(1e-5)),
+                             check("gemm=staged", "PASS", logits(0))});
+  write("parity.json", r);
+  EXPECT_NE(import(), kExitPass);
+  const auto p = gate("parity");
+  EXPECT_EQ(p.status, Status::Inconclusive) << p.reason;
+  int staged = 0;
+  for (const auto& c : p.checks)
+    if (c.name == "gemm=staged") {
+      ++staged;
+      EXPECT_EQ(c.status, Status::Inconclusive);
+      EXPECT_TRUE(has(c.reason, "offered by the baseline " + kBase + ", not by the candidate")) << c.reason;
+    }
+  EXPECT_EQ(staged, 1);
+  EXPECT_NE(record().verdict, Verdict::Pass);
+  // The pre-merge checklist asks for the human, not for a rerun.
+  const std::string list = render_checklist(record());
+  EXPECT_TRUE(has(list, "parity: undecided — 1 of 5 checks inconclusive: gemm=staged: GEMM variant 'staged' offered by the baseline " +
+                            kBase + ", not by the candidate"))
+      << list;
+  EXPECT_TRUE(has(list, "a human must accept that retirement")) << list;
+}
+
+TEST_F(Import, ParityMustCoverTheBaselinesVariantsWhateverTheProfileNames) {
+  // The report's (candidate's) profile names `fused` alone; the baseline offered `pipelined` too.
+  std::string text = kProfile;
+  const std::string at = "    max_rel_dev: 1.0e-3\n";
+  text.replace(text.find(at), at.size(), at + "    gemm_variants: [fused]\n");
+  const auto narrowed = GateProfile::parse(text, "landing.yaml");
+  {
+    auto rec = record();
+    rec.profile = narrowed.data();
+    rec.profile_sha256 = narrowed.sha256();
+    rec.candidate["version"] = offering({"fused", "pipelined"});
+    rec.baseline["version"] = offering({"fused", "pipelined"});
+    Ledger(reports_).update(rec);
+  }
+  auto r = bound("parity", "PASS");
+  r["binding"]["profile_sha256"] = narrowed.sha256();
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  EXPECT_EQ(p.status, Status::Fail);
+  std::vector<std::string> missing;
+  for (const auto& c : p.checks)
+    if (has(c.reason, "missing from the imported result")) missing.push_back(c.name);
+  EXPECT_EQ(missing, (std::vector<std::string>{"hello gemm=pipelined", "ids gemm=pipelined"}));
 }

@@ -4,12 +4,15 @@
 // --dump-residual, a failing dump run or a rerun that does not reproduce only add a note, never
 // change the verdict; only the first two failing cases are localised. And the GEMM variants: every
 // case reruns on each non-default `--gemm` variant the build offers (issue 9 hole 5: no gate ran
-// the fused GEMM), so a fault planted in one variant alone fails its own check.
+// the fused GEMM), so a fault planted in one variant alone fails its own check; and the variants the
+// baseline offered are checked whatever the candidate's list and profile say (one it no longer
+// offers is INCONCLUSIVE, naming the baseline).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -39,14 +42,19 @@ class ParityLocaliseTest : public pfx::test::TempDirTest {
     std::ofstream(root_ / "model.gguf") << "not a real model: the fake engine only checks it exists\n";
   }
 
-  GateResult run(const json& behaviour, const std::string& cases = kTwoCases, const std::string& settings = "") {
+  // `baseline_version`: the baseline build's `--version --json` where the test sets one (null: it
+  // gave none); unset, the fake's own, which lists the same gemm_variants as the candidate's.
+  GateResult run(const json& behaviour, const std::string& cases = kTwoCases, const std::string& settings = "",
+                 const std::optional<json>& baseline_version = std::nullopt, const std::string& waivers = "") {
     std::ofstream(root_ / "bin" / "behaviour.json") << behaviour.dump();
     fs::remove(root_ / "bin" / "calls.log");
     fs::remove_all(root_ / "work");
     const auto profile = GateProfile::parse("schema: gate-profile/1\nmodels:\n  m: {path: " + (root_ / "model.gguf").string() +
-                                                "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n" + settings + "    cases:" + cases + "\n",
+                                                "}\ngates:\n  parity:\n    max_rel_dev: 1.0e-3\n" + settings + "    cases:" + cases + "\n" +
+                                                waivers,
                                             "test-profile.yaml");
-    const Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "ba5eba5eba5e");
+    Build base = prebuilt_build("baseline", root_ / "bin", "prefill", root_, "ba5eba5eba5e");
+    if (baseline_version) base.version = *baseline_version;
     const Build cand = prebuilt_build("candidate", root_ / "bin", "prefill", root_, "ca4d1da7e000");
     const Progress progress(true);
     ModelStore models(profile, cand, root_, root_ / "cache", progress);
@@ -184,4 +192,64 @@ TEST_F(ParityLocaliseTest, ABuildWithoutGemmVariantsRunsItsOneFastPath) {
   ASSERT_EQ(r.status, Status::Pass) << r.reason << " " << r.evidence;
   EXPECT_EQ(r.checks.size(), 2u);
   EXPECT_TRUE(has(r.evidence, "the candidate lists no gemm_variants")) << r.evidence;
+}
+
+namespace {
+
+// A baseline `--version --json` offering `variants` (the fake's shape, parity_plan.h reads only this).
+json baseline_offering(const json& variants) {
+  return {{"name", "prefill"}, {"commit", "ba5eba5eba5e"}, {"capabilities", {{"gemm_variants", variants}}}};
+}
+
+std::vector<std::string> check_names(const GateResult& r) {
+  std::vector<std::string> names;
+  for (const auto& c : r.checks) names.push_back(c.name);
+  return names;
+}
+
+}  // namespace
+
+TEST_F(ParityLocaliseTest, AVariantTheBaselineOfferedAndTheCandidateDropsIsNotAPass) {
+  // `staged` retired (or lost): the candidate's list no longer names it, so no run can check it. A
+  // waiver for it in the candidate's own profile changes nothing.
+  const auto r = run({{"gemm_variants", {"fused", "pipelined"}}}, kTwoCases, "", baseline_offering({"fused", "pipelined", "staged"}),
+                     "waivers:\n  - {gate: parity, match: 'gemm=staged', reason: retired}\n");
+  EXPECT_EQ(r.status, Status::Inconclusive) << r.reason;
+  EXPECT_EQ(check_names(r), (std::vector<std::string>{"gemm=staged", "hello", "hello gemm=pipelined", "ids", "ids gemm=pipelined"}));
+  const auto& staged = r.checks.at(0);
+  EXPECT_EQ(staged.status, Status::Inconclusive);
+  EXPECT_FALSE(staged.waivable);
+  EXPECT_TRUE(has(staged.reason, "GEMM variant 'staged' offered by the baseline ba5eba5eba5e, not by the candidate")) << staged.reason;
+  EXPECT_TRUE(has(staged.reason, "a human must accept that retirement")) << staged.reason;
+  for (size_t k = 1; k < r.checks.size(); ++k) EXPECT_EQ(r.checks[k].status, Status::Pass) << r.checks[k].name;
+  EXPECT_TRUE(has(r.reason, "gemm=staged: GEMM variant 'staged' offered by the baseline")) << r.reason;
+  EXPECT_TRUE(has(r.evidence, "the baseline ba5eba5eba5e offered fused, pipelined, staged")) << r.evidence;
+  EXPECT_TRUE(has(r.evidence, "not offered by the candidate: staged")) << r.evidence;
+  EXPECT_EQ(r.details.at("gemm_variants").at("dropped"), json::array({"staged"}));
+}
+
+TEST_F(ParityLocaliseTest, TheCandidatesProfileCannotNarrowTheBaselinesVariants) {
+  // The profile names `fused` alone; `pipelined`, offered by both builds, is broken and still checked.
+  const auto r = run({{"gemm_variants", {"fused", "pipelined"}}, {"perturb_gemm", {{"pipelined", 5e-3}}}, {"residual_dump", false}},
+                     kTwoCases, "    gemm_variants: [fused]\n", baseline_offering({"fused", "pipelined"}));
+  ASSERT_EQ(r.status, Status::Fail) << r.reason;
+  EXPECT_EQ(check_names(r), (std::vector<std::string>{"hello", "hello gemm=pipelined", "ids", "ids gemm=pipelined"}));
+  EXPECT_EQ(r.checks.at(1).status, Status::Fail);
+  EXPECT_TRUE(has(r.checks.at(1).command, "--gemm pipelined")) << r.checks.at(1).command;
+  EXPECT_TRUE(has(r.evidence, "leaves them out (the baseline offered them): pipelined")) << r.evidence;
+}
+
+TEST_F(ParityLocaliseTest, ABaselineThatPredatesGemmVariantsRequiresNone) {
+  // Nothing is invented: the profile's `fused` (the default) alone runs, and the note says why.
+  json old_baseline = baseline_offering(nullptr);
+  old_baseline["capabilities"].erase("gemm_variants");
+  const auto r = run({{"gemm_variants", {"fused", "pipelined"}}}, kTwoCases, "    gemm_variants: [fused]\n", old_baseline);
+  EXPECT_EQ(r.status, Status::Pass) << r.reason;
+  EXPECT_EQ(check_names(r), (std::vector<std::string>{"hello", "ids"}));
+  EXPECT_TRUE(has(r.evidence, "the baseline ba5eba5eba5e lists no gemm_variants (it predates the capability): it requires no GEMM "
+                              "variant"))
+      << r.evidence;
+  const auto none = run({{"gemm_variants", {"fused", "pipelined"}}}, kTwoCases, "    gemm_variants: [fused]\n", json());
+  EXPECT_EQ(check_names(none), (std::vector<std::string>{"hello", "ids"}));
+  EXPECT_TRUE(has(none.evidence, "the baseline ba5eba5eba5e gave no --version --json")) << none.evidence;
 }
