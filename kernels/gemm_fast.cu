@@ -222,7 +222,7 @@ std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
       return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
               GemvKernel::SeqD2, GemvKernel::SeqD4};
     case kQ5K:
-      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::SeqD2, GemvKernel::SeqD4};
+      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::SeqD2};
     case kQ8_0:
     case kF16: return {GemvKernel::Staged};
     default: return {};

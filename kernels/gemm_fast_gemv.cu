@@ -15,6 +15,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
@@ -254,11 +255,12 @@ void launch_gemv_seq_t(const GemvParams& p, cudaStream_t stream) {
 // stage is 8.4 KiB of weights and 0.5 KiB per token).
 template <class D, int kT>
 void launch_gemv_seq_cfg(const GemvParams& p, int decoders, cudaStream_t stream) {
-  switch (decoders) {
-    case 2: return launch_gemv_seq_t<D, kT, 2, 4>(p, stream);
-    case 4: return launch_gemv_seq_t<D, kT, 4, 8>(p, stream);
-    default: fail("gemv_fast: ", decoders, " decoder warps for k_gemv_seq (2 or 4)");
+  if (decoders == 2) return launch_gemv_seq_t<D, kT, 2, 4>(p, stream);
+  if constexpr (!std::is_same_v<D, DirectQ5K>) {  // q5_K with 4 decoders spills (gemm_fast_gemv_seq.cuh)
+    if (decoders == 4) return launch_gemv_seq_t<D, kT, 4, 8>(p, stream);
   }
+  fail("gemv_fast: ", decoders, " decoder warps for k_gemv_seq of ", DirectName<D>::kName,
+       " (2, or 4 for q4_K and q6_K)");
 }
 
 template <class D>
@@ -334,8 +336,12 @@ int direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
   return w;
 }
 
-// Decoder warps of k_gemv_seq when gemv_fast chooses (GemvKernel::Auto): 4 until measured.
-int seq_decoders(uint32_t /*type*/, int64_t /*T*/, int64_t /*N*/, int64_t /*K*/) { return 4; }
+// Decoder warps of k_gemv_seq when gemv_fast chooses (GemvKernel::Auto): 4 for q4_K and q6_K (the
+// faster one at most 7B shapes on the H200 before the register cap changed; to be re-measured), 2 for
+// q5_K (its only configuration).
+int seq_decoders(uint32_t type, int64_t /*T*/, int64_t /*N*/, int64_t /*K*/) {
+  return type == dev::DirectQ5K::kGgmlType ? 2 : 4;
+}
 
 int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {

@@ -46,7 +46,10 @@ __device__ __forceinline__ int seq_tile_offset(int r, int k) {
 }
 
 // Blocks per SM the launch bounds ask for (so the register cap): as many as shared memory holds,
-// at most 4.
+// at most 2. With 3-4 (a 128-168 register cap) ptxas spilled 4-40 bytes in q4_K / q5_K (the H200
+// call before this cap measured that variant at 716-1670 GB/s); at 2 every q4_K and q6_K
+// configuration and q5_K's 2-decoder one are spill-free (q5_K with 4 decoders still spills, so it
+// is not instantiated: gemm_fast_gemv.cu).
 template <int kT, int kDecoders, int kStages>
 struct GemvSeqCfg {
   static constexpr int kThreads = 32 * (kDecoders + 1);
@@ -55,7 +58,7 @@ struct GemvSeqCfg {
   static constexpr int kBarBytes = 2 * kStages * 8;
   static constexpr int kSmem = kStages * kStageBytes + kZeroBytes + kBarBytes;
   static constexpr int kFit = ::pfx::kernels::sm90::kSmemPerSm / (kSmem + 1024);
-  static constexpr int kMinBlocks = kFit > 4 ? 4 : kFit;
+  static constexpr int kMinBlocks = kFit > 2 ? 2 : kFit;
   static_assert(kMinBlocks >= 1, "one k_gemv_seq block must fit an SM");
 };
 
@@ -83,35 +86,37 @@ __global__ void __launch_bounds__(GemvSeqCfg<kT, kDecoders, kStages>::kThreads, 
 
   if (warp < kDecoders) {
     // Decoder warp: units warp, warp + kDecoders, ... in order.
-    const uint8_t* const row_lo = gemv_row(p.src, n0 + g);
-    const uint8_t* const row_hi = gemv_row(p.src, n0 + g + 8);
+    // Rows as 32-bit byte offsets from the tensor (the launcher checks it is under 4 GiB): two
+    // 64-bit row pointers were what spilled (ptxas, q4_K / q5_K at the 128-register cap).
+    const uint32_t off_lo = static_cast<uint32_t>(gemv_row(p.src, n0 + g) - p.src.w);
+    const uint32_t off_hi = static_cast<uint32_t>(gemv_row(p.src, n0 + g + 8) - p.src.w);
     if (warp >= units) return;
-    typename D::Raw r_lo = D::fetch(row_lo + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
-    typename D::Raw r_hi = D::fetch(row_hi + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
+    typename D::Raw r_lo = D::fetch(p.src.w + off_lo + static_cast<uint32_t>(warp * D::kBlockBytes), tq);
+    typename D::Raw r_hi = D::fetch(p.src.w + off_hi + static_cast<uint32_t>(warp * D::kBlockBytes), tq);
 #pragma unroll 1
     for (int u = warp; u < units; u += kDecoders) {
       // Row g's unit is decoded and stored before row g + 8's is prepared (one Ctx live at a time:
       // q4_K / q5_K spilled with both), each row's next raw bytes fetched as soon as its are used.
       const bool more = u + kDecoders < units;  // warp-uniform
-      const int64_t next = static_cast<int64_t>(u + kDecoders) * D::kBlockBytes;
+      const uint32_t next = static_cast<uint32_t>((u + kDecoders) * D::kBlockBytes);
       const typename D::Ctx c_lo = D::prepare(r_lo, tq);
-      if (more) r_lo = D::fetch(row_lo + next, tq);
+      if (more) r_lo = D::fetch(p.src.w + (off_lo + next), tq);
       const int s = u % kStages, use = u / kStages;
       mbar_wait(empty0 + 8 * s, (use & 1) ^ 1);  // the chain is done with unit u - kStages
-      uint8_t* const tile = seq_smem + s * C::kStageBytes;
+      const uint32_t tile = ring + s * C::kStageBytes;
       // The unit's activations: lane = chunk c (k 8c .. 8c + 7) of each token row.
 #pragma unroll
       for (int t = 0; t < kT; ++t)
-        cp_async_16(smem_addr(tile + seq_tile_offset(kGemvRows + t, 8 * lane)),
-                    p.src.x + static_cast<int64_t>(t) * p.src.K + kGemvUnitK * u + 8 * lane, true);
+        cp_async_16(tile + seq_tile_offset(kGemvRows + t, 8 * lane),
+                    p.src.x + static_cast<uint32_t>(t * p.src.K + kGemvUnitK * u + 8 * lane), true);
 #pragma unroll
       for (int pr = 0; pr < kGemvPairs; ++pr)
-        *reinterpret_cast<uint4*>(tile + seq_tile_offset(g, D::k0(pr, tq))) = D::pair(c_lo, tq, pr);
+        st_shared_16(tile + seq_tile_offset(g, D::k0(pr, tq)), D::pair(c_lo, tq, pr));
       const typename D::Ctx c_hi = D::prepare(r_hi, tq);
-      if (more) r_hi = D::fetch(row_hi + next, tq);
+      if (more) r_hi = D::fetch(p.src.w + (off_hi + next), tq);
 #pragma unroll
       for (int pr = 0; pr < kGemvPairs; ++pr)
-        *reinterpret_cast<uint4*>(tile + seq_tile_offset(g + 8, D::k0(pr, tq))) = D::pair(c_hi, tq, pr);
+        st_shared_16(tile + seq_tile_offset(g + 8, D::k0(pr, tq)), D::pair(c_hi, tq, pr));
       mbar_arrive(full0 + 8 * s);
       cp_async_mbar_arrive(full0 + 8 * s);
     }

@@ -36,6 +36,12 @@ __device__ __forceinline__ void cp_async_wait() {
 // A hint to bring the 128-byte line holding p into L1 (prefetch.global.L1): no register, no wait.
 __device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];\n" ::"l"(p)); }
 
+// A 16-byte shared-memory store at a 32-bit shared address (no 64-bit generic pointer to keep).
+__device__ __forceinline__ void st_shared_16(uint32_t addr, uint4 v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
 // ---- ldmatrix, mma.sync (sm_80) -----------------------------------------------------------------
 // Four 8x8 fp16 matrices; lane l gives the row address of matrix l/8, row l%8.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
