@@ -68,10 +68,12 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
 
 // The decode kernels, for side-by-side timing and tests (kernels/gemm_fast_gemv.cu): Staged = the
 // cp.async-ring kernel (q4_K, q6_K, q8_0, f16); DirectW<n> = loads straight into registers, n warps
-// splitting K per 16-row block (q4_K: 2, 4, 8, 16; q5_K, q6_K: 2, 4, 8). Auto = gemv_fast's choice
-// per type and shape (measured, kernels/gemm_fast_gemv.cu): direct for the K-quants, staged for
-// q8_0 and f16. Every kernel gives each output as a
-// fixed-order sum (bitwise run to run), but two kernels differ in that order.
+// splitting K per 16-row block (q4_K: 2, 4, 8, 16; q5_K, q6_K: 2, 4, 8); SeqD<n> = the generic
+// GEMM's summation order, n decoder warps (kernels/gemm_fast_gemv_seq.cuh; q4_K, q6_K: 2, 4;
+// q5_K: 2), bitwise equal to the generic path. Auto = gemv_fast's choice (measured,
+// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, direct at T = 1; staged for q8_0
+// and f16. Every kernel gives each output as a fixed-order sum (bitwise run to run), but two
+// kernels differ in that order.
 enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, SeqD2, SeqD4 };
 const char* gemv_kernel_name(GemvKernel k);
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type);  // every kernel but Auto that takes the type

@@ -362,7 +362,13 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
                      a.y, a.mode};
   const int T = static_cast<int>(a.T);
   const auto k = static_cast<GemvKernel>(kernel);
-  if (k == GemvKernel::Auto || k == GemvKernel::SeqD2 || k == GemvKernel::SeqD4) {
+  // Auto: the sequential-order kernel (bitwise equal to the generic GEMM) for prompts of 2..8
+  // tokens, the direct kernel for decode steps (T = 1). Measured on the H200 (7B Q4_K_M,
+  // docs/gemm-fast.md): seq made T = 7 bitwise (direct: 1.7e-3, over the parity bound) but runs
+  // 0.6-0.9× the direct kernel's bandwidth (tg128 211 against ~250 expected); at T = 1 the decode
+  // attention keeps the logits off bitwise anyway (7.7e-4 with seq, 8.5e-4 with direct).
+  const bool seq = k == GemvKernel::SeqD2 || k == GemvKernel::SeqD4 || (k == GemvKernel::Auto && T > 1);
+  if (seq) {
     const int decoders = k == GemvKernel::SeqD2 ? 2 : k == GemvKernel::SeqD4 ? 4 : seq_decoders(ggml_type, a.T, a.N, a.K);
     switch (ggml_type) {
       case DirectQ4K::kGgmlType: return launch_gemv_seq<DirectQ4K>(p, T, decoders, a.stream);

@@ -68,7 +68,7 @@ n = sys.argv[1]
 r = np.load(f"/tmp/7b.T{n}.generic.npy")
 ok, rels = True, {}
 import os
-names = [("fast", "direct gemv")] + ([("staged", "staged gemv, OLD_PREFILL")] if os.path.exists(f"/tmp/7b.T{n}.staged.npy") else [])
+names = [("fast", "the fast path's gemv (auto pick)")] + ([("staged", "staged gemv, OLD_PREFILL")] if os.path.exists(f"/tmp/7b.T{n}.staged.npy") else [])
 for name, label in names:
     f = np.load(f"/tmp/7b.T{n}.{name}.npy")
     rel = rels[name] = np.abs(f - r).max() / np.abs(r).max()
