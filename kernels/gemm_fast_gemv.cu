@@ -210,20 +210,28 @@ void launch_gemv_direct_t(const GemvParams& p, int warps, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
+// fn.template operator()<kT>() for the runtime token count T in 1..kGemvMaxT: one kernel
+// instantiation per T (the decode kernels keep T tokens' fragments in registers).
+template <class Fn>
+void with_token_count(int T, Fn&& fn) {
+  static_assert(kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
+  switch (T) {
+    case 1: return fn.template operator()<1>();
+    case 2: return fn.template operator()<2>();
+    case 3: return fn.template operator()<3>();
+    case 4: return fn.template operator()<4>();
+    case 5: return fn.template operator()<5>();
+    case 6: return fn.template operator()<6>();
+    case 7: return fn.template operator()<7>();
+    case 8: return fn.template operator()<8>();
+    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
+  }
+}
+
 template <class D>
 void launch_gemv_direct(const GemvParams& p, int T, int warps, cudaStream_t stream) {
   if (warps < 1 || warps > D::kMaxWarps) fail("gemv_fast: ", warps, " warps per block for ", DirectName<D>::kName, " (1..", D::kMaxWarps, ")");
-  switch (T) {
-    case 1: return launch_gemv_direct_t<D, 1>(p, warps, stream);
-    case 2: return launch_gemv_direct_t<D, 2>(p, warps, stream);
-    case 3: return launch_gemv_direct_t<D, 3>(p, warps, stream);
-    case 4: return launch_gemv_direct_t<D, 4>(p, warps, stream);
-    case 5: return launch_gemv_direct_t<D, 5>(p, warps, stream);
-    case 6: return launch_gemv_direct_t<D, 6>(p, warps, stream);
-    case 7: return launch_gemv_direct_t<D, 7>(p, warps, stream);
-    case 8: return launch_gemv_direct_t<D, 8>(p, warps, stream);
-    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
-  }
+  with_token_count(T, [&]<int kT>() { launch_gemv_direct_t<D, kT>(p, warps, stream); });
 }
 
 // ---- the sequential-order kernel (gemm_fast_gemv_seq.cuh) ----------------------------------------
@@ -265,17 +273,7 @@ void launch_gemv_seq_cfg(const GemvParams& p, int decoders, cudaStream_t stream)
 
 template <class D>
 void launch_gemv_seq(const GemvParams& p, int T, int decoders, cudaStream_t stream) {
-  switch (T) {
-    case 1: return launch_gemv_seq_cfg<D, 1>(p, decoders, stream);
-    case 2: return launch_gemv_seq_cfg<D, 2>(p, decoders, stream);
-    case 3: return launch_gemv_seq_cfg<D, 3>(p, decoders, stream);
-    case 4: return launch_gemv_seq_cfg<D, 4>(p, decoders, stream);
-    case 5: return launch_gemv_seq_cfg<D, 5>(p, decoders, stream);
-    case 6: return launch_gemv_seq_cfg<D, 6>(p, decoders, stream);
-    case 7: return launch_gemv_seq_cfg<D, 7>(p, decoders, stream);
-    case 8: return launch_gemv_seq_cfg<D, 8>(p, decoders, stream);
-    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
-  }
+  with_token_count(T, [&]<int kT>() { launch_gemv_seq_cfg<D, kT>(p, decoders, stream); });
 }
 
 template <class W, int kT>
@@ -299,18 +297,7 @@ void launch_gemv_t(const GemvParams& p, cudaStream_t stream) {
 
 template <class W>
 void launch_gemv(const GemvParams& p, int T, cudaStream_t stream) {
-  static_assert(kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
-  switch (T) {
-    case 1: return launch_gemv_t<W, 1>(p, stream);
-    case 2: return launch_gemv_t<W, 2>(p, stream);
-    case 3: return launch_gemv_t<W, 3>(p, stream);
-    case 4: return launch_gemv_t<W, 4>(p, stream);
-    case 5: return launch_gemv_t<W, 5>(p, stream);
-    case 6: return launch_gemv_t<W, 6>(p, stream);
-    case 7: return launch_gemv_t<W, 7>(p, stream);
-    case 8: return launch_gemv_t<W, 8>(p, stream);
-    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
-  }
+  with_token_count(T, [&]<int kT>() { launch_gemv_t<W, kT>(p, stream); });
 }
 
 }  // namespace
