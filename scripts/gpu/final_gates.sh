@@ -61,11 +61,23 @@ unpack() {
   tar xJf "$1" -C "$2" --strip-components=1 || die "$1 does not unpack (expected a .tar.xz with one top folder)"
 }
 
+# harness_libs BINARY: the lib/ folder stage_build.sh packs beside a build (libraries the GPU host
+# lacks) on LD_LIBRARY_PATH, for a landing binary at BUILD/gates/landing/landing.
+harness_libs() {
+  local lib
+  lib=$(cd "$(dirname "$1")/../.." 2>/dev/null && pwd)/lib
+  [[ -d $lib ]] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  return 0
+}
+
 # check_harness BINARY: a landing that can judge (pinning); prints its absolute path.
 check_harness() {
   [[ -x $1 ]] || die "$1: no landing binary (the judging harness)"
-  local h
+  local h missing
   h=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+  harness_libs "$h"
+  missing=$(ldd "$h" 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
+  [[ -z $missing ]] || die "$h cannot start here: shared libraries not found: $missing(pack the build with scripts/gpu/stage_build.sh, which carries them in lib/)"
   "$h" --version --json > "$work/harness.json" 2>/dev/null && grep -q '"harness"' "$work/harness.json" ||
     die "$h predates harness pinning (no capabilities.judging \"harness\" in \`landing --version --json\`): pass a landing built from a reviewed commit that has it"
   echo "$h"
@@ -113,6 +125,9 @@ if [[ $mode == gates ]]; then
   unpack "$cand_archive" "$work/candidate"
   [[ -x $harness ]] || die "$harness: no landing binary (the judging harness)"
   harness=$(cd "$(dirname "$harness")" && pwd)/$(basename "$harness")
+  harness_libs "$harness"
+  missing=$(ldd "$harness" 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
+  [[ -z $missing ]] || die "$harness cannot start here: shared libraries not found: $missing(pack the build with scripts/gpu/stage_build.sh, which carries them in lib/)"
   "$harness" --version --json > "$work/harness.json" 2>/dev/null && grep -q '"harness"' "$work/harness.json" ||
     die "$harness predates harness pinning (no capabilities.judging \"harness\" in \`landing --version --json\`): pass a landing built from a reviewed commit that has it"
   for side in baseline candidate; do

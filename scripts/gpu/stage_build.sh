@@ -22,5 +22,14 @@ if [[ ${3:-} == --gates-only ]]; then
 fi
 present=()
 for f in "${files[@]}"; do [[ -e $build/$f ]] && present+=("$build/$f") || echo "stage_build: missing $build/$f" >&2; done
+# Shared libraries the static build still links and the GPU host lacks (landing: libpugixml; the
+# H200 host failed to start a landing for it in session 8), copied into BUILD/lib: the GPU scripts
+# put that folder on LD_LIBRARY_PATH.
+mkdir -p "$build/lib"
+for bin in "${present[@]}"; do
+  [[ -x $bin && ! -d $bin ]] || continue
+  for lib in $(ldd "$bin" 2>/dev/null | awk '/=> \// {print $3}' | grep -E 'libpugixml' || true); do cp -L "$lib" "$build/lib/"; done
+done
+if [[ -n $(ls -A "$build/lib") ]]; then present+=("$build/lib"); fi
 tar cJf "$archive" "${present[@]}"
 ls -la "$archive"
