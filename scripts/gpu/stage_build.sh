@@ -22,9 +22,10 @@ if [[ ${3:-} == --gates-only ]]; then
 fi
 present=()
 for f in "${files[@]}"; do [[ -e $build/$f ]] && present+=("$build/$f") || echo "stage_build: missing $build/$f" >&2; done
-# Shared libraries the static build still links and the GPU host lacks (landing: libpugixml; the
-# H200 host failed to start a landing for it in session 8), copied into BUILD/lib: the GPU scripts
-# put that folder on LD_LIBRARY_PATH.
+# Shared libraries a static build of an older commit still links and the GPU host lacks
+# (libpugixml, before PFX_STATIC_RUNTIME linked its archive: a baseline's landing could not start
+# on the H200 host in session 8), copied into BUILD/lib: the GPU scripts put that folder on
+# LD_LIBRARY_PATH. Builds of newer commits link none of them.
 mkdir -p "$build/lib"
 for bin in "${present[@]}"; do
   [[ -x $bin && ! -d $bin ]] || continue
