@@ -7,7 +7,8 @@
 //   chain2 — two accumulators (even / odd k16 steps) added at the end: a control that must differ,
 //            so a "bitwise" answer above is not the probe failing to see a difference.
 // Prints, per shape and T, how many outputs differ from SequentialGemm and max|Δ|/max|ref|.
-//   gemm_order_probe [--T 1,2,...] (exit 0 always: it is a measurement, not a test)
+//   gemm_order_probe [--T 1,2,...] (exit 0 after the table: it is a measurement, not a test;
+//   a CUDA error ends it with its message and exit 1)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -21,25 +22,10 @@
 #include <vector>
 
 #include "kernels/cublas_gemm.h"
+#include "kernels/cuda_check.h"
+#include "kernels/ptx.cuh"
 
 namespace {
-
-#define PROBE_CHECK(x)                                                                          \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                             \
-    }                                                                                           \
-  } while (0)
-
-__device__ inline void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 // One warp per 16-row tile of W (rows r0 .. r0 + 15); tokens are the MMA's n (T <= 8).
 template <int kChains>
@@ -58,7 +44,7 @@ __global__ void k_chain(const uint16_t* __restrict__ w, const uint16_t* __restri
       b0 = *reinterpret_cast<const uint32_t*>(x + size_t(g) * K + k0 + 2 * tq);
       b1 = *reinterpret_cast<const uint32_t*>(x + size_t(g) * K + k0 + 2 * tq + 8);
     }
-    mma16816(acc[step % kChains], a, b0, b1);
+    pfx::kernels::dev::mma_m16n8k16_f16_f32(acc[step % kChains], a, b0, b1);
   }
   float c[4];
   for (int i = 0; i < 4; ++i) {
@@ -84,7 +70,7 @@ std::vector<int> parse_list(const char* s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   std::vector<int> Ts = {1, 2, 3, 4, 7, 8};
   for (int i = 1; i + 1 < argc; ++i)
     if (!std::strcmp(argv[i], "--T")) Ts = parse_list(argv[i + 1]);
@@ -94,7 +80,7 @@ int main(int argc, char** argv) {
   std::normal_distribution<float> nd(0.f, 1.f);
   pfx::kernels::SequentialGemm seq;
   cudaStream_t stream;
-  PROBE_CHECK(cudaStreamCreate(&stream));
+  CUDA_CHECK(cudaStreamCreate(&stream));
   std::printf("%-12s %2s  %-24s %-24s\n", "N x K", "T", "chain1 (differ, rel)", "chain2 (differ, rel)");
   for (const Shape& s : shapes) {
     const int Tmax = 8;
@@ -103,26 +89,26 @@ int main(int argc, char** argv) {
     for (auto& v : hx) v = __half_as_ushort(__float2half(nd(rng)));
     uint16_t *dw, *dx;
     float *dref, *dc1, *dc2;
-    PROBE_CHECK(cudaMalloc(&dw, hw.size() * 2));
-    PROBE_CHECK(cudaMalloc(&dx, hx.size() * 2));
-    PROBE_CHECK(cudaMalloc(&dref, size_t(Tmax) * s.N * 4));
-    PROBE_CHECK(cudaMalloc(&dc1, size_t(Tmax) * s.N * 4));
-    PROBE_CHECK(cudaMalloc(&dc2, size_t(Tmax) * s.N * 4));
-    PROBE_CHECK(cudaMemcpy(dw, hw.data(), hw.size() * 2, cudaMemcpyHostToDevice));
-    PROBE_CHECK(cudaMemcpy(dx, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc(&dw, hw.size() * 2));
+    CUDA_CHECK(cudaMalloc(&dx, hx.size() * 2));
+    CUDA_CHECK(cudaMalloc(&dref, size_t(Tmax) * s.N * 4));
+    CUDA_CHECK(cudaMalloc(&dc1, size_t(Tmax) * s.N * 4));
+    CUDA_CHECK(cudaMalloc(&dc2, size_t(Tmax) * s.N * 4));
+    CUDA_CHECK(cudaMemcpy(dw, hw.data(), hw.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dx, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
     for (int T : Ts) {
       if (T < 1 || T > Tmax) continue;
       seq.run(dw, dx, dref, T, s.N, s.K, false, false, stream);
       const int warps = 4, blocks = (s.N / 16 + warps - 1) / warps;
       k_chain<1><<<blocks, 32 * warps, 0, stream>>>(dw, dx, dc1, T, s.N, s.K);
       k_chain<2><<<blocks, 32 * warps, 0, stream>>>(dw, dx, dc2, T, s.N, s.K);
-      PROBE_CHECK(cudaGetLastError());
-      PROBE_CHECK(cudaStreamSynchronize(stream));
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaStreamSynchronize(stream));
       const size_t n = size_t(T) * s.N;
       std::vector<float> r(n), c1(n), c2(n);
-      PROBE_CHECK(cudaMemcpy(r.data(), dref, n * 4, cudaMemcpyDeviceToHost));
-      PROBE_CHECK(cudaMemcpy(c1.data(), dc1, n * 4, cudaMemcpyDeviceToHost));
-      PROBE_CHECK(cudaMemcpy(c2.data(), dc2, n * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(r.data(), dref, n * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(c1.data(), dc1, n * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(c2.data(), dc2, n * 4, cudaMemcpyDeviceToHost));
       const auto cmp = [&](const std::vector<float>& c) {
         size_t differ = 0;
         double maxd = 0, maxr = 0;
@@ -140,4 +126,7 @@ int main(int argc, char** argv) {
     cudaFree(dw), cudaFree(dx), cudaFree(dref), cudaFree(dc1), cudaFree(dc2);
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "gemm_order_probe: %s\n", e.what());
+  return 1;
 }
