@@ -77,8 +77,7 @@ export build out prefill model7b graph_test
 export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench
 declare -A limit=([info]=30 [tests]=180 [sanitize]=120 [e2e]=180 [bench]=150)
 for s in "${stages[@]}"; do
-  v=PFX_STAGE_LIMIT_$s
-  run_stage "$s" "${!v:-${limit[$s]:-120}}" "stage_$s"
+  run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
     info) grep -h "decode_graph capability\|NVIDIA" "$out/info.log" | tee -a "$summary" ;;
     sanitize) grep -h "ERROR SUMMARY" "$out/sanitize.log" | tee -a "$summary" ;;

@@ -100,8 +100,7 @@ export build out prefill tests model7b ws_variants TRACE_PROMPTS
 export -f stage_info stage_host stage_c2probe stage_gpu stage_sanitize stage_bench stage_e2e stage_trace stage_backend
 declare -A limit=([info]=60 [host]=60 [c2probe]=40 [gpu]=150 [sanitize]=240 [bench]=180 [e2e]=240 [trace]=120 [backend]=300)
 for s in "${stages[@]}"; do
-  v=PFX_STAGE_LIMIT_$s
-  run_stage "$s" "${!v:-${limit[$s]:-300}}" "stage_$s"
+  run_stage "$s" "$(stage_limit "$s" 300)" "stage_$s"
   rc=$?
   if [[ $s == c2probe && $rc -ne 0 ]]; then
     export ws_variants=ws_n

@@ -127,8 +127,7 @@ export -f stage_info stage_gpu stage_sanitize stage_bench stage_e2e stage_trace 
 declare -A limit=([info]=30 [gpu]=120 [sanitize]=120 [bench]=120 [e2e]=180 [trace]=60 [backend]=120)
 # Each stage's key lines go into the summary as soon as it ends (a run cut short keeps them).
 for s in "${stages[@]}"; do
-  v=PFX_STAGE_LIMIT_$s
-  run_stage "$s" "${!v:-${limit[$s]:-120}}" "stage_$s"
+  run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
     info) grep -h "k_gemv_direct<Direct.*, 1>" "$out/info.log" | tee -a "$summary" ;;
     sanitize) grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|== memcheck\|== racecheck" "$out/sanitize.log" | tee -a "$summary" ;;
