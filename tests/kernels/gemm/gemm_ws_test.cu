@@ -207,6 +207,23 @@ class Generic {
             cudaStream_t s) {
     seq_.run(w16, x16, y, T, N, K, beta != 0.0f, false, s);
   }
+  // What a kernel's StoreF32 and AccumulateF32 must reproduce bit for bit: y = X·Wᵀ, and y_acc =
+  // y0 + X·Wᵀ (beta 1) from y0, random floats drawn from rng after the first GEMM.
+  struct Refs {
+    std::vector<float> y, y0, y_acc;
+  };
+  Refs refs(const uint16_t* w16, const uint16_t* x16, int64_t T, int64_t N, int64_t K, std::mt19937_64& rng,
+            cudaStream_t s) {
+    DeviceBuffer<float> yc(static_cast<size_t>(T * N));
+    Refs r;
+    gemm(w16, x16, yc.get(), T, N, K, 0.0f, s);
+    r.y = yc.download();
+    r.y0 = random_floats(r.y.size(), rng);
+    yc.upload(r.y0);
+    gemm(w16, x16, yc.get(), T, N, K, 1.0f, s);
+    r.y_acc = yc.download();
+    return r;
+  }
 
  private:
   SequentialGemm seq_;
@@ -233,13 +250,9 @@ TEST(GemmWs, BitwiseEqualToTheGenericGemmAt7BShapes) {
     const Weights w = make_weights(c.type, c.N, c.K, 500 + c.type + static_cast<uint64_t>(c.N), false, stream);
     const std::vector<uint16_t> xh = random_activations(c.T * c.K, rng);
     DeviceBuffer<uint16_t> x(xh), w16(w.w16);
-    DeviceBuffer<float> yc(static_cast<size_t>(c.T * c.N)), y(static_cast<size_t>(c.T * c.N));
-    generic.gemm(w16.get(), x.get(), yc.get(), c.T, c.N, c.K, 0.0f, stream.get());
-    const std::vector<float> ref = yc.download();
-    const std::vector<float> y0 = random_floats(ref.size(), rng);
-    yc.upload(y0);
-    generic.gemm(w16.get(), x.get(), yc.get(), c.T, c.N, c.K, 1.0f, stream.get());
-    const std::vector<float> ref_acc = yc.download();
+    DeviceBuffer<float> y(static_cast<size_t>(c.T * c.N));
+    const Generic::Refs r = generic.refs(w16.get(), x.get(), c.T, c.N, c.K, rng, stream.get());
+    const std::vector<float>&ref = r.y, &y0 = r.y0, &ref_acc = r.y_acc;
     const std::string shape = "N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
     const auto& vs = gemm_ws_variants(c.type);
     for (size_t v = 0; v < vs.size(); ++v) {
@@ -287,28 +300,23 @@ TEST(GemvSeq, BitwiseEqualToTheGenericGemmAtDecodeSizes) {
     const Weights w = make_weights(c.type, c.N, c.K, 700 + c.type + static_cast<uint64_t>(c.N), false, stream);
     DeviceBuffer<uint16_t> w16(w.w16);
     const QuantMatrixView raw{w.gguf->get(), c.type, c.N, c.K};  // the GGUF blocks gemv_fast reads
+    const auto offered = gemv_fast_kernels(c.type);
     for (int64_t T : {1, 2, 7, 8}) {
       const std::vector<uint16_t> xh = random_activations(T * c.K, rng);
       DeviceBuffer<uint16_t> x(xh);
-      DeviceBuffer<float> yc(static_cast<size_t>(T * c.N)), y(static_cast<size_t>(T * c.N));
-      generic.gemm(w16.get(), x.get(), yc.get(), T, c.N, c.K, 0.0f, stream.get());
-      const std::vector<float> ref = yc.download();
-      const std::vector<float> y0 = random_floats(ref.size(), rng);
-      yc.upload(y0);
-      generic.gemm(w16.get(), x.get(), yc.get(), T, c.N, c.K, 1.0f, stream.get());
-      const std::vector<float> ref_acc = yc.download();
+      DeviceBuffer<float> y(static_cast<size_t>(T * c.N));
+      const Generic::Refs r = generic.refs(w16.get(), x.get(), T, c.N, c.K, rng, stream.get());
       for (GemvKernel k : kernels) {
-        const auto offered = gemv_fast_kernels(c.type);
         if (k != GemvKernel::Auto && std::find(offered.begin(), offered.end(), k) == offered.end()) continue;
         if (k == GemvKernel::Auto && T == 1) continue;  // Auto runs the direct kernel for decode steps
         const std::string what = std::string(type_name(c.type)) + " gemv " + gemv_kernel_name(k) + " N=" +
                                  std::to_string(c.N) + " K=" + std::to_string(c.K) + " T=" + std::to_string(T);
         y.poison();
         gemv_fast_kernel(k, raw, x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
-        EXPECT_TRUE(compare_bits(what + " StoreF32 vs generic", y.download(), ref));
-        y.upload(y0);
+        EXPECT_TRUE(compare_bits(what + " StoreF32 vs generic", y.download(), r.y));
+        y.upload(r.y0);
         gemv_fast_kernel(k, raw, x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
-        EXPECT_TRUE(compare_bits(what + " AccumulateF32 vs generic (beta 1)", y.download(), ref_acc));
+        EXPECT_TRUE(compare_bits(what + " AccumulateF32 vs generic (beta 1)", y.download(), r.y_acc));
       }
     }
   }
