@@ -326,9 +326,7 @@ int direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
 // Decoder warps of k_gemv_seq when gemv_fast chooses (GemvKernel::Auto): 4 for q4_K and q6_K (the
 // faster one at most 7B shapes on the H200 before the register cap changed; to be re-measured), 2 for
 // q5_K (its only configuration).
-int seq_decoders(uint32_t type, int64_t /*T*/, int64_t /*N*/, int64_t /*K*/) {
-  return type == dev::DirectQ5K::kGgmlType ? 2 : 4;
-}
+int seq_decoders(uint32_t type) { return type == dev::DirectQ5K::kGgmlType ? 2 : 4; }
 
 int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {
@@ -356,7 +354,7 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
   // attention keeps the logits off bitwise anyway (7.7e-4 with seq, 8.5e-4 with direct).
   const bool seq = k == GemvKernel::SeqD2 || k == GemvKernel::SeqD4 || (k == GemvKernel::Auto && T > 1);
   if (seq) {
-    const int decoders = k == GemvKernel::SeqD2 ? 2 : k == GemvKernel::SeqD4 ? 4 : seq_decoders(ggml_type, a.T, a.N, a.K);
+    const int decoders = k == GemvKernel::SeqD2 ? 2 : k == GemvKernel::SeqD4 ? 4 : seq_decoders(ggml_type);
     switch (ggml_type) {
       case DirectQ4K::kGgmlType: return launch_gemv_seq<DirectQ4K>(p, T, decoders, a.stream);
       case DirectQ5K::kGgmlType: return launch_gemv_seq<DirectQ5K>(p, T, decoders, a.stream);
