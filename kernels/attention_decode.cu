@@ -214,6 +214,7 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
     k_attn_decode_combine(const float* __restrict__ part, uint16_t* __restrict__ o16, int H, int p0_arg,
                           const int* __restrict__ p0_dev, int max_ctx, int target_blocks) {
   using Cfg = DecodeCfg<HD>;
+  dev::pdl_launch_dependents();  // attn_output's GEMV may start fetching weights (kernels/ptx.cuh)
   const int h = blockIdx.x, t = blockIdx.y, d = threadIdx.x;
   const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.y);
   if (decode_context_invalid(p0, T, max_ctx)) {  // visible, never an out-of-bounds read

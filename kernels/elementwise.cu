@@ -23,6 +23,7 @@ __device__ __forceinline__ int64_t grid_stride() { return static_cast<int64_t>(g
 __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     k_elementwise_silu_mul(const float* __restrict__ g, const float* __restrict__ u, uint16_t* __restrict__ a,
                            int64_t n, int64_t n_vec) {
+  dev::pdl_launch_dependents();  // a decode GEMV after it may start fetching weights (kernels/ptx.cuh)
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     const float4 gv = reinterpret_cast<const float4*>(g)[i];
     const float4 uv = reinterpret_cast<const float4*>(u)[i];

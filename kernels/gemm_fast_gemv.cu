@@ -26,6 +26,7 @@
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
 #include "kernels/gemm_fast_launch_info.cuh"
+#include "kernels/pdl_launch.h"
 #include "kernels/ptx.cuh"
 #include "kernels/sm90.h"
 #include "util/error.h"
@@ -33,6 +34,15 @@
 namespace pfx::kernels::dev {
 
 namespace {
+
+// The 16-byte granules inside one quant block [blk, blk + bytes) into L2. q4_K and q5_K blocks are
+// 16-byte aligned; a q6_K block (210 bytes, 2-byte aligned) loses at most its first and last
+// partial granules, which its neighbours' prefetches or the loads themselves bring.
+__device__ __forceinline__ void prefetch_block_l2(const uint8_t* blk, int bytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(blk);
+  const uintptr_t lo = (a + 15) & ~uintptr_t{15}, hi = (a + static_cast<uintptr_t>(bytes)) & ~uintptr_t{15};
+  if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
+}
 
 // Shape of one instantiation. A warp's ring gets about 12 KiB (2-4 stages: at T = 1 a q4_K stage is
 // 2.8 KiB, so 3 units are in flight behind the one being decoded); 8 warps per block when two such
@@ -133,9 +143,15 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
 // barrier until the end); the next unit's activations are prefetched into L1 at the same point.
 // Two accumulators break the MMA chain in two. The sum of every output is
 // fixed: per warp acc0 + acc1 over its units in order, then the warps in warp order.
+// Before any of that, at the kernel's start, every later unit of the warp is requested into L2
+// (one bulk prefetch per row and unit), so DRAM sees the block's whole share at once and the
+// register loads of units 1.. wait on L2; and the kernel is launched as a programmatic dependent
+// (launch_pdl): its first unit's weights are fetched while the kernel before it still runs, and
+// it waits (pdl_wait) only before it reads X or touches Y.
 template <class D, int kT>
 __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const GemvParams p) {
   __shared__ float4 partial[D::kMaxWarps][32];
+  pdl_launch_dependents();  // the next GEMV may start fetching its own weights
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int g = lane >> 2, tq = lane & 3;
@@ -146,11 +162,17 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
   const int my_units = warp < units ? (units - 1 - warp) / warps + 1 : 0;
   const uint16_t* const xg = p.src.x + static_cast<int64_t>(g < kT ? g : 0) * p.src.K;
 
+  if (lane < kGemvRows) {  // lane r prefetches row n0 + r of units 1.. of this warp
+    const uint8_t* const row = gemv_row(p.src, n0 + lane);
+    for (int i = 1; i < my_units; ++i)
+      prefetch_block_l2(row + static_cast<int64_t>(warp + i * warps) * D::kBlockBytes, D::kBlockBytes);
+  }
   typename D::Raw r_lo{}, r_hi{};
   if (my_units > 0) {
     r_lo = D::fetch(row_lo + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
     r_hi = D::fetch(row_hi + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
   }
+  pdl_wait();  // X and Y belong to the kernels before this one
   float acc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll 1
   for (int i = 0; i < my_units; ++i) {
@@ -206,7 +228,8 @@ template <class D, int kT>
 void launch_gemv_direct_t(const GemvParams& p, int warps, cudaStream_t stream) {
   (void)gemv_direct_launch_info_registered<D, kT>;
   const unsigned blocks = static_cast<unsigned>((p.src.N + kGemvRows - 1) / kGemvRows);
-  k_gemv_direct<D, kT><<<blocks, static_cast<unsigned>(32 * warps), 0, stream>>>(p);
+  ::pfx::kernels::detail::launch_pdl(k_gemv_direct<D, kT>, dim3(blocks), dim3(static_cast<unsigned>(32 * warps)), 0,
+                                     stream, p);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -51,6 +51,7 @@ struct WsVariantInfo {
   int smem_bytes;    // dynamic shared memory per CTA
   int sms_per_tile;  // 1: one CTA of two consumer warpgroups; 2: a 2-CTA cluster, one panel each
   int ctas_per_sm;   // CTAs resident on one SM (2: one's epilogue under the other's MMAs)
+  int tile_m = 128;  // weight rows per tile (64: one panel, the decode split over the warpgroups)
 };
 const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
 // The variant gemm_ws / gemm_ws_swiglu run for T tokens over a matrix of `out_rows` MMA rows.

@@ -12,9 +12,11 @@
 #include <string>
 
 #include "kernels/cuda_check.h"
+#include "kernels/gemm_ws_a64.cuh"
 #include "kernels/gemm_ws_internal.h"
 #include "kernels/gemm_ws_kernel.cuh"
 #include "kernels/launch_info.h"
+#include "kernels/pdl_launch.h"
 #include "util/error.h"
 
 namespace pfx::kernels::dev {
@@ -102,7 +104,33 @@ void launch_ws(const detail::WsLaunch& a) {
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
-  k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
+  // A programmatic dependent (kernels/pdl_launch.h): it starts as the kernel before it drains.
+  detail::launch_pdl(k_gemm_ws<kType, kBN>, dim3(grid), dim3(Cfg::kThreads), Cfg::kSmemBytes, a.stream, map, p);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType>
+inline const bool ws_a64_launch_info_registered =
+    register_ws_launch_info("k_gemm_ws_a64<" + std::to_string(kType) + ">", WsA64Cfg<WsLayout<kType>>::kThreads,
+                            WsA64Cfg<WsLayout<kType>>::kSmemBytes);
+
+// The shared-A variant (kernels/gemm_ws_a64.cuh): tiles of one 64-row panel × 256 tokens.
+template <int kType>
+void launch_ws_a64(const detail::WsLaunch& a) {
+  using Cfg = WsA64Cfg<WsLayout<kType>>;
+  static const bool attr = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemm_ws_a64<kType>),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)attr;
+  (void)ws_a64_launch_info_registered<kType>;
+  WsParams p = ws_params<kType, Cfg::BN>(a);
+  p.m_tiles = static_cast<int>((a.out_rows + Cfg::BM - 1) / Cfg::BM);  // 64-row panels, not 128-row pairs
+  const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, Cfg::BN);
+  const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
+  detail::launch_pdl(k_gemm_ws_a64<kType>, dim3(grid), dim3(Cfg::kThreads), Cfg::kSmemBytes, a.stream, map, p);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -163,6 +191,12 @@ detail::WsVariantEntry ws_variant_entry(const char* name) {
   return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1}, &launch_ws<kType, kBN>};
 }
 
+template <int kType>
+detail::WsVariantEntry ws_a64_variant_entry(const char* name) {
+  using Cfg = WsA64Cfg<WsLayout<kType>>;
+  return {WsVariantInfo{name, Cfg::BN, Cfg::S, Cfg::kSmemBytes, 1, 1, Cfg::BM}, &launch_ws_a64<kType>};
+}
+
 template <int kType, int kBN, int kCtasPerSm>
 detail::WsVariantEntry ws_c2_variant_entry(const char* name) {
   using Cfg = WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>;
@@ -173,7 +207,8 @@ template <int kType>
 detail::WsTypeEntry ws_type_entry() {
   using L = WsLayout<kType>;
   return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256"),
-           ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256")},
+           ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256"),
+           ws_a64_variant_entry<kType>("ws_a64_n256")},
           &launch_ws_repack<kType>,
           L::kGroupK,
           ws_group_bytes<L>()};

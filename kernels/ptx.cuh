@@ -1,5 +1,6 @@
 // The project's one set of PTX wrappers (every kernel includes these, nothing else wraps PTX):
-// async copies (cp.async, the bulk copy engine, the tensor-map copy), an L1 prefetch, mbarriers, ldmatrix,
+// async copies (cp.async, the bulk copy engine, the tensor-map copy), L1/L2 prefetches, programmatic
+// dependent launch (griddepcontrol), mbarriers, ldmatrix,
 // mma.sync m16n8k16, the sm_90a warpgroup MMA (wgmma, shared-memory descriptors, register-sourced
 // A), proxy fences and register reallocation (setmaxnreg). One instruction per wrapper, thin
 // inline asm; include only from .cu files. Fragment layouts as in the PTX ISA.
@@ -35,6 +36,25 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // A hint to bring the 128-byte line holding p into L1 (prefetch.global.L1): no register, no wait.
 __device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];\n" ::"l"(p)); }
+// A hint to bring [p, p + bytes) into L2 through the bulk copy engine (sm_90): p 16-byte aligned,
+// bytes a multiple of 16. One instruction for a whole block of bytes, no register, no wait.
+__device__ __forceinline__ void prefetch_l2_bulk(const void* p, uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
+}
+
+// ---- programmatic dependent launch (sm_90; host side: kernels/pdl_launch.h) -----------------------
+// A kernel launched with the programmatic-serialization attribute may start while the kernel before
+// it in the stream still runs. pdl_wait() returns once every earlier grid has completed and its
+// memory is visible: such a kernel calls it before it touches anything an earlier kernel writes or
+// reads (activations in, outputs out); only what no kernel writes (weights) may be read before.
+// Launched without the attribute, pdl_wait() returns at once.
+__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+// Lets a dependent grid launched with the attribute start its blocks once every block of this grid
+// has called this (or exited); it still waits in pdl_wait() for this grid's end. No effect on a
+// dependent launched without the attribute.
+__device__ __forceinline__ void pdl_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
 
 // A 16-byte shared-memory store at a 32-bit shared address (no 64-bit generic pointer to keep).
 __device__ __forceinline__ void st_shared_16(uint32_t addr, uint4 v) {
@@ -53,6 +73,21 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t add
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
+}
+
+// The inverse of ldmatrix_x4 (sm_90): lane i gives the address of row i % 8 of 8x8 matrix i / 8,
+// and r[j] is this thread's part of matrix j in the mma fragment layout (row lane / 4, columns
+// 2 (lane % 4), +1): an mma/wgmma A fragment a[0..3] goes to shared memory in one instruction.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
+// Named barrier `id` (1..15; 0 is __syncthreads') over `threads` threads (a multiple of 32): the
+// warps of a subset of the block meet without stopping the others.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // c[0..3] (16x8 fp32) += a (16x16 fp16, row) · b (16x8 fp16, col: b0 = k 0-7, b1 = k 8-15).

@@ -187,13 +187,20 @@ class Bench {
         if (us < best_ws) best_ws = us, best_ws_name = ws_variants[v].name;
       }
       if (!packed.empty()) {
-        // The picked variant with the residual-add epilogue (attn_output, ffn_down): y += X·Wᵀ.
-        const int pv = gemm_ws_pick_variant(type, T, N);
-        const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
-          gemm_ws_variant(pv, {packed[static_cast<size_t>(s)]->p, type, N, K, false},
-                          x[static_cast<size_t>(s)]->as<uint16_t>(), T, y.p, GemmEpilogue::AccumulateF32, stream_);
-        });
-        record(tn, std::string(ws_variants[static_cast<size_t>(pv)].name) + " accumulate", T, N, K, us);
+        // The residual-add epilogue (attn_output, ffn_down: y += X·Wᵀ) of the picked variant and of
+        // the 64-row shared-A one (a candidate for the pick).
+        std::vector<int> acc_variants{gemm_ws_pick_variant(type, T, N)};
+        for (size_t v = 0; v < ws_variants.size(); ++v)
+          if (ws_variants[v].tile_m == 64 && static_cast<int>(v) != acc_variants[0] &&
+              test::variant_selected(ws_variants[v].name))
+            acc_variants.push_back(static_cast<int>(v));
+        for (const int pv : acc_variants) {
+          const double us = time_median_us(stream_, nsets, opt_.reps, [&](int s) {
+            gemm_ws_variant(pv, {packed[static_cast<size_t>(s)]->p, type, N, K, false},
+                            x[static_cast<size_t>(s)]->as<uint16_t>(), T, y.p, GemmEpilogue::AccumulateF32, stream_);
+          });
+          record(tn, std::string(ws_variants[static_cast<size_t>(pv)].name) + " accumulate", T, N, K, us);
+        }
       }
       if (!best_ws_name.empty() &&
           best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name)

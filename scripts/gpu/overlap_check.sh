@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# One H200 call for the launch-overlap changes of issue 14 (programmatic dependent launch of the
+# decode GEMVs and the fused GEMMs, L2 prefetch of a GEMV warp's later units and of the residual
+# tile the AccumulateF32 epilogue adds to): the kernel tests and sanitizers, the 7B fast path
+# against the generic path and against the build before the change (greedy ids byte for byte:
+# the arithmetic must not move), then the two builds' benches interleaved (old, new, old, new),
+# a per-role trace of pp512, and gemv_bench. Runs from the repository root over two static builds
+# carried from a machine without a GPU (scripts/gpu/stage_build.sh):
+#   scripts/gpu/overlap_check.sh BUILD OLD_BUILD OUT [stage ...]
+# Stages (default: info tests e2e bench sanitize trace gemv): each has a time limit
+# ($PFX_STAGE_LIMIT_<stage>); together at most ~560 s. Writes OUT/summary.txt (printed last, the
+# bench table at its end) and OUT/logs.tar.gz.
+set -uo pipefail
+build=$(cd "$1" && pwd); old_build=$(cd "$2" && pwd); top=$3; shift 3
+mkdir -p "$top/logs"; top=$(cd "$top" && pwd); out=$top/logs
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info tests e2e bench sanitize trace gemv)
+source "$(dirname "$0")/stage_runner.sh"  # paths, note, run_stage
+export PFX_PROJECT_FIXTURES=${PFX_PROJECT_FIXTURES:-$PWD/tests/fixtures}
+old_prefill=$old_build/engine/cli/prefill
+
+stage_info() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+  "$prefill" --version | head -2
+  "$old_prefill" --version | head -2
+}
+stage_tests() {
+  local rc=0
+  "$tests/test_gemm_fast" --gtest_filter='GemvFast.*:GemvSeq.*:GemmWs.*' || rc=1
+  "$build/tests/engine/cuda/test_cuda_decode_graph" || rc=1
+  "$build/tests/engine/cuda/test_cuda_backend" || rc=1
+  "$build/tests/kernels/test_kernels_norm_elementwise" || rc=1
+  "$build/tests/kernels/test_kernels_attention" || rc=1
+  return $rc
+}
+stage_sanitize() {
+  local rc=0 tool
+  for tool in memcheck racecheck; do
+    echo "== $tool"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$tests/test_gemm_fast" \
+      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+  done
+  echo "== memcheck decode graph"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/engine/cuda/test_cuda_decode_graph" \
+    --gtest_filter='DecodeGraph.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+  return $rc
+}
+ids_of() { python3 -c "import random; random.seed($2); print(','.join(str(random.randrange(3, 32000)) for _ in range($1)))"; }
+stage_e2e() {
+  [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
+  local rc=0 n ids p
+  for n in 1 7 128 512; do
+    ids=$(ids_of "$n" 11)
+    for p in generic fast; do
+      "$prefill" logits --backend cuda --path "$p" --model "$model7b" --tokens "$ids" --out "/tmp/7b.T$n.$p.npy" --force >/dev/null || rc=1
+    done
+    "$old_prefill" logits --backend cuda --path fast --model "$model7b" --tokens "$ids" --out "/tmp/7b.T$n.old.npy" --force >/dev/null || rc=1
+    python3 - "$n" <<'PY' || rc=1
+import numpy as np, sys
+n = sys.argv[1]
+r, f, o = (np.load(f"/tmp/7b.T{n}.{k}.npy") for k in ("generic", "fast", "old"))
+rel = np.abs(f - r).max() / np.abs(r).max()
+print(f"7B T={n}: fast vs generic max|d|/max|ref| {rel:.3e} bitwise {np.array_equal(f, r)}; "
+      f"fast new vs old bitwise {np.array_equal(f, o)}")
+raise SystemExit(0 if np.isfinite(f).all() and rel <= 1e-3 and np.array_equal(f, o) else 1)
+PY
+  done
+  ids=$(ids_of 40 7)
+  "$prefill" greedy --backend cuda --path fast --model "$model7b" --tokens "$ids" -n 120 --json >"$out/greedy-new.json" || rc=1
+  "$old_prefill" greedy --backend cuda --path fast --model "$model7b" --tokens "$ids" -n 120 --json >"$out/greedy-old.json" || rc=1
+  python3 - "$out/greedy-new.json" "$out/greedy-old.json" <<'PY' || rc=1
+import json, sys
+def load(p):
+    s = open(p).read()
+    return json.loads(s[s.index("{"):])
+new, old = (load(p) for p in sys.argv[1:3])
+same = new["generated_ids"] == old["generated_ids"]
+print(f"7B greedy 40+120 tokens (decode graph on), new vs old build: ids {'equal' if same else 'DIFFER'}; "
+      f"replays new {new.get('decode_graph_replays')}, fallbacks new {new.get('fallbacks')}")
+raise SystemExit(0 if same else 1)
+PY
+  return $rc
+}
+stage_bench() {
+  [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
+  local rc=0 i=0 b bin
+  for b in old new old new; do
+    i=$((i + 1))
+    bin=$prefill; [[ $b == old ]] && bin=$old_prefill
+    "$bin" bench --model "$model7b" -p 512,2048 -n 128 -r 3 --path fast --json >"$out/bench7b-$i-$b.json" || rc=1
+  done
+  return $rc
+}
+# One traced pp512 pass per role (3 passes) and decode steps (busy per token), new build.
+stage_trace() {
+  local kt=$build/gates/trace/kerneltrace
+  "$kt" -o "$out/trace-pp512.json" --range prefill --skip 1 -- \
+    "$prefill" bench --model "$model7b" -p 512 -r 3 --path fast --json >/dev/null || return 1
+  "$kt" summarize "$out/trace-pp512.json" --top 30 | tee "$out/trace-pp512.txt"
+  "$kt" -o "$out/trace-decode.json" --range prefill --skip 4 -- \
+    "$prefill" bench --model "$model7b" -p 1 -n 64 -r 1 --path fast --decode-graph off --json >/dev/null || return 1
+  "$kt" summarize "$out/trace-decode.json" --top 25 | tee "$out/trace-decode.txt"
+}
+stage_gemv() { "$tests/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench.csv"; }
+
+export build old_build out prefill old_prefill tests model7b
+export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv ids_of
+declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=150 [bench]=120 [trace]=60 [gemv]=60)
+for s in "${stages[@]}"; do
+  run_stage "$s" "$(stage_limit "$s")" "stage_$s"
+  case $s in
+    sanitize) grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|== " "$out/sanitize.log" | tee -a "$summary" ;;
+    e2e) grep -h "7B " "$out/e2e.log" | tee -a "$summary" ;;
+    trace) grep -h "busy in\|ffn_\|attn\|rope\|norm" "$out/trace-pp512.txt" 2>/dev/null | head -16 | tee -a "$summary" ;;
+    gemv) sed -n '/== gemv summary/,$p' "$out/gemv.log" | tee -a "$summary" ;;
+  esac
+done
+echo
+note "== 7B Q4_K_M fast path, old and new builds interleaved (tok/s: median of each run's samples)"
+python3 - "$out" <<'PY' | tee -a "$summary"
+import glob, json, os, statistics, sys
+runs = []
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "bench7b-*-*.json"))):
+    i, b = os.path.basename(p)[:-5].split("-")[1:]
+    try:
+        s = open(p).read()
+        j = json.loads(s[s.index("{"):])
+    except Exception as e:
+        print(f"run {i} ({b}): no result ({e})"); continue
+    runs.append((int(i), b, {r["test"]: r["samples_tps"] for r in j["results"]}))
+tests = ("pp512", "pp2048", "tg128")
+print(f"{'run':>3} {'build':>5} " + " ".join(f"{t:>9}" for t in tests))
+for i, b, t in sorted(runs):
+    print(f"{i:>3} {b:>5} " + " ".join(f"{statistics.median(t[k]) if k in t else float('nan'):>9.1f}" for k in tests))
+for k in tests:
+    pooled = {b: [s for _, bb, t in runs if bb == b for s in t.get(k, [])] for b in ("old", "new")}
+    if pooled["old"] and pooled["new"]:
+        o, n = statistics.median(pooled["old"]), statistics.median(pooled["new"])
+        print(f"{k}: old {o:.1f}, new {n:.1f} tok/s (medians of {len(pooled['old'])}/{len(pooled['new'])} samples): new/old {n / o:.3f}")
+PY
+tar -C "$top" -czf "$top/logs.tar.gz" logs && rm -rf "$out"
