@@ -35,15 +35,6 @@ namespace pfx::kernels::dev {
 
 namespace {
 
-// The 16-byte granules inside one quant block [blk, blk + bytes) into L2. q4_K and q5_K blocks are
-// 16-byte aligned; a q6_K block (210 bytes, 2-byte aligned) loses at most its first and last
-// partial granules, which its neighbours' prefetches or the loads themselves bring.
-__device__ __forceinline__ void prefetch_block_l2(const uint8_t* blk, int bytes) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(blk);
-  const uintptr_t lo = (a + 15) & ~uintptr_t{15}, hi = (a + static_cast<uintptr_t>(bytes)) & ~uintptr_t{15};
-  if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
-}
-
 // Shape of one instantiation. A warp's ring gets about 12 KiB (2-4 stages: at T = 1 a q4_K stage is
 // 2.8 KiB, so 3 units are in flight behind the one being decoded); 8 warps per block when two such
 // blocks fit an SM's shared memory (16 warps/SM, ~70-140 KiB of copies in flight), else 4.
@@ -143,11 +134,12 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
 // barrier until the end); the next unit's activations are prefetched into L1 at the same point.
 // Two accumulators break the MMA chain in two. The sum of every output is
 // fixed: per warp acc0 + acc1 over its units in order, then the warps in warp order.
-// Before any of that, at the kernel's start, every later unit of the warp is requested into L2
-// (one bulk prefetch per row and unit), so DRAM sees the block's whole share at once and the
-// register loads of units 1.. wait on L2; and the kernel is launched as a programmatic dependent
-// (launch_pdl): its first unit's weights are fetched while the kernel before it still runs, and
-// it waits (pdl_wait) only before it reads X or touches Y.
+// The kernel is launched as a programmatic dependent (launch_pdl): its blocks start while the
+// kernel before it still runs, fetch their first unit's weights, and wait (pdl_wait) only before
+// they read X or touch Y. H200, 7B Q4_K_M tg128 (docs/perf-h200.md, session 2026-12-02): +7.7%.
+// An L2 prefetch of the warp's later units at the start (cp.async.bulk.prefetch.L2) was measured
+// with it and cost 12% alone, 4% with PDL: the early blocks' prefetches compete with the running
+// kernel's loads for DRAM and the q6_K blocks' unaligned edges still miss.
 template <class D, int kT>
 __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const GemvParams p) {
   __shared__ float4 partial[D::kMaxWarps][32];
@@ -162,11 +154,6 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
   const int my_units = warp < units ? (units - 1 - warp) / warps + 1 : 0;
   const uint16_t* const xg = p.src.x + static_cast<int64_t>(g < kT ? g : 0) * p.src.K;
 
-  if (lane < kGemvRows) {  // lane r prefetches row n0 + r of units 1.. of this warp
-    const uint8_t* const row = gemv_row(p.src, n0 + lane);
-    for (int i = 1; i < my_units; ++i)
-      prefetch_block_l2(row + static_cast<int64_t>(warp + i * warps) * D::kBlockBytes, D::kBlockBytes);
-  }
   typename D::Raw r_lo{}, r_hi{};
   if (my_units > 0) {
     r_lo = D::fetch(row_lo + static_cast<int64_t>(warp) * D::kBlockBytes, tq);

@@ -9,11 +9,13 @@
 #   scripts/gpu/overlap_check.sh BUILD OLD_BUILD OUT [stage ...]
 # Stages (default: info tests e2e bench sanitize trace gemv): each has a time limit
 # ($PFX_STAGE_LIMIT_<stage>); together at most ~560 s. Writes OUT/summary.txt (printed last, the
-# bench table at its end) and OUT/logs.tar.gz.
+# bench table at its end) and OUT/logs.tar.gz. Session 9's second call also ran a "knobs" stage over
+# a build with two experiment switches (docs/h200-evidence/s9/call2-experiment-knobs.patch, its
+# stage in call2-summary.txt): PDL on/off and the GEMV's L2 prefetch depth; both switches are gone.
 set -uo pipefail
 build=$(cd "$1" && pwd); old_build=$(cd "$2" && pwd); top=$3; shift 3
 mkdir -p "$top/logs"; top=$(cd "$top" && pwd); out=$top/logs
-stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info tests e2e bench sanitize trace gemv)
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(info tests e2e bench sanitize trace gemv attn)
 source "$(dirname "$0")/stage_runner.sh"  # paths, note, run_stage
 export PFX_PROJECT_FIXTURES=${PFX_PROJECT_FIXTURES:-$PWD/tests/fixtures}
 old_prefill=$old_build/engine/cli/prefill
@@ -27,9 +29,16 @@ stage_tests() {
   local rc=0
   "$tests/test_gemm_fast" --gtest_filter='GemvFast.*:GemvSeq.*:GemmWs.*' || rc=1
   "$build/tests/engine/cuda/test_cuda_decode_graph" || rc=1
-  "$build/tests/engine/cuda/test_cuda_backend" || rc=1
   "$build/tests/kernels/test_kernels_norm_elementwise" || rc=1
   "$build/tests/kernels/test_kernels_attention" || rc=1
+  return $rc
+}
+# Flash attention variants (ATTN_BUILD: a build with attention_bench): bitwise test, then timings.
+stage_attn() {
+  local b=${ATTN_BUILD:-$build}/tests/kernels rc=0
+  "$b/test_kernels_attention" --gtest_filter='FlashVariants*' 2>&1 | grep -E '^\[  (FAILED|PASSED)|FAILED' | head -20
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
+  "$b/attention_bench" --reps 30 --csv "$out/attn_bench.csv" || rc=1
   return $rc
 }
 stage_sanitize() {
@@ -66,16 +75,17 @@ PY
   done
   ids=$(ids_of 40 7)
   "$prefill" greedy --backend cuda --path fast --model "$model7b" --tokens "$ids" -n 120 --json >"$out/greedy-new.json" || rc=1
+  "$prefill" greedy --backend cuda --path fast --decode-graph off --model "$model7b" --tokens "$ids" -n 120 --json >"$out/greedy-new-off.json" || rc=1
   "$old_prefill" greedy --backend cuda --path fast --model "$model7b" --tokens "$ids" -n 120 --json >"$out/greedy-old.json" || rc=1
-  python3 - "$out/greedy-new.json" "$out/greedy-old.json" <<'PY' || rc=1
+  python3 - "$out/greedy-new.json" "$out/greedy-new-off.json" "$out/greedy-old.json" <<'PY' || rc=1
 import json, sys
 def load(p):
     s = open(p).read()
     return json.loads(s[s.index("{"):])
-new, old = (load(p) for p in sys.argv[1:3])
-same = new["generated_ids"] == old["generated_ids"]
-print(f"7B greedy 40+120 tokens (decode graph on), new vs old build: ids {'equal' if same else 'DIFFER'}; "
-      f"replays new {new.get('decode_graph_replays')}, fallbacks new {new.get('fallbacks')}")
+new, off, old = (load(p) for p in sys.argv[1:4])
+same = new["generated_ids"] == old["generated_ids"] == off["generated_ids"]
+print(f"7B greedy 40+120 tokens, new (graph on) / new (graph off) / old: ids {'equal' if same else 'DIFFER'}; "
+      f"new: replays {new.get('decode_graph_replays')}, fallbacks {new.get('fallbacks')}")
 raise SystemExit(0 if same else 1)
 PY
   return $rc
@@ -101,10 +111,11 @@ stage_trace() {
   "$kt" summarize "$out/trace-decode.json" --top 25 | tee "$out/trace-decode.txt"
 }
 stage_gemv() { "$tests/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench.csv"; }
+stage_gemm() { PFX_GEMM_VARIANTS=ws_n128,ws_n256,ws_a64 "$tests/gemm_bench" --reps 20 --quick --types q4_K,q6_K --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
-export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv ids_of
-declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=150 [bench]=120 [trace]=60 [gemv]=60)
+export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_attn stage_gemm ids_of
+declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [attn]=90 [gemm]=150)
 for s in "${stages[@]}"; do
   run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
@@ -112,6 +123,8 @@ for s in "${stages[@]}"; do
     e2e) grep -h "7B " "$out/e2e.log" | tee -a "$summary" ;;
     trace) grep -h "busy in\|ffn_\|attn\|rope\|norm" "$out/trace-pp512.txt" 2>/dev/null | head -16 | tee -a "$summary" ;;
     gemv) sed -n '/== gemv summary/,$p' "$out/gemv.log" | tee -a "$summary" ;;
+    gemm) sed -n '/summary/,$p' "$out/gemm.log" | head -40 | tee -a "$summary" ;;
+    attn) grep -E "MISMATCH|FAILED|PASSED" "$out/attn.log" | head -5 | tee -a "$summary"; tail -30 "$out/attn.log" | tee -a "$summary" ;;
   esac
 done
 echo
