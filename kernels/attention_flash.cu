@@ -9,11 +9,16 @@
 // step and the store are attention_tile.cuh's, shared with the generic tiled kernel, which feeds
 // them the same fragments in the same order: the two agree bit for bit.
 // Shared-memory tiles are rows of hd fp16 with the 16-byte chunks XOR-swizzled by (row & 7), so
-// the 8 row addresses of every ldmatrix phase hit distinct banks.
+// the 8 row addresses of every ldmatrix phase hit distinct banks (attention_flash_smem.cuh).
+// This kernel is variant 0 of attention_flash_variants.h, the reference shape; the engine's default
+// is variant 1 (attention_flash_pipe.cu: the same per-warp arithmetic and bits, a three-stage ring
+// and S of the next tile computed ahead of the softmax; 1.3-1.5x faster on the H200).
 #include <cuda_fp16.h>
 
 #include <cmath>
 
+#include "kernels/attention_flash_smem.cuh"
+#include "kernels/attention_flash_variants.h"
 #include "kernels/attention_shared.h"
 #include "kernels/attention_tile.cuh"
 #include "kernels/common.cuh"
@@ -44,16 +49,6 @@ struct FlashCfg {
   static_assert(kBlockN % 16 == 0 && HD % 16 == 0, "mma k-steps of 16");
 };
 
-namespace {
-
-// Byte offset of 16-byte chunk `chunk` of row `row` in a swizzled tile of HD-wide rows.
-template <int HD>
-__device__ __forceinline__ uint32_t tile_off(int row, int chunk) {
-  return static_cast<uint32_t>(row * HD * 2 + ((chunk ^ (row & 7)) << 4));
-}
-
-}  // namespace
-
 // grid (ceil(T / 64), H); block 128; dynamic smem FlashCfg<HD>::kSmemBytes.
 template <int HD>
 __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
@@ -82,7 +77,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     const int r = idx / Cfg::kChunks, c = idx % Cfg::kChunks;
     const bool valid = t0 + r < T;
     const uint16_t* src = valid ? q16 + (static_cast<int64_t>(t0 + r) * H + h) * HD + c * 8 : q16;
-    dev::cp_async_16(s_q + tile_off<HD>(r, c), src, valid);
+    dev::cp_async_16(s_q + dev::flash_tile_off<HD>(r, c), src, valid);
   }
   auto load_kv = [&](int tile, int stage) {
     const int key0 = tile * Cfg::kBlockN;
@@ -90,7 +85,7 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
       const int r = idx / Cfg::kChunks, c = idx % Cfg::kChunks;
       const bool valid = key0 + r < ctx;  // never read cache rows past the context (zero-fill: 0 * V stays 0)
       const int64_t off = static_cast<int64_t>(key0 + r) * HD + c * 8;
-      const uint32_t dst = tile_off<HD>(r, c) + stage * Cfg::kTileBytes;
+      const uint32_t dst = dev::flash_tile_off<HD>(r, c) + stage * Cfg::kTileBytes;
       dev::cp_async_16(s_k0 + dst, valid ? k_head + off : k_head, valid);
       dev::cp_async_16(s_v0 + dst, valid ? v_head + off : v_head, valid);
     }
@@ -123,55 +118,19 @@ __global__ void __launch_bounds__(FlashCfg<HD>::kThreads)
     }
     PFX_RACE_STRESS_POINT(2);
     __syncthreads();
-    if (j == 0) {
-#pragma unroll
-      for (int kk = 0; kk < HD / 16; ++kk) {
-        const int r = warp * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
-        dev::ldmatrix_x4(qf[kk], s_q + tile_off<HD>(r, 2 * kk + (lane >> 4)));
-      }
-    }
+    if (j == 0) dev::flash_load_q<HD>(qf, s_q, warp * 16, lane);
     const uint32_t s_k = s_k0 + stage * Cfg::kTileBytes;
     const uint32_t s_v = s_v0 + stage * Cfg::kTileBytes;
 
     // S = Q · Kᵀ for 16 rows x 64 keys per warp.
     float s[Cfg::kBlockN / 8][4];
-#pragma unroll
-    for (int n = 0; n < Cfg::kBlockN / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
-#pragma unroll
-    for (int kk = 0; kk < HD / 16; ++kk) {
-#pragma unroll
-      for (int jn = 0; jn < Cfg::kBlockN / 16; ++jn) {
-        uint32_t b[4];
-        const int key = 16 * jn + (lane & 7) + ((lane >> 4) << 3);
-        dev::ldmatrix_x4(b, s_k + tile_off<HD>(key, 2 * kk + ((lane >> 3) & 1)));
-        const uint32_t b_lo[2] = {b[0], b[1]};
-        const uint32_t b_hi[2] = {b[2], b[3]};
-        dev::mma_m16n8k16_f16_f32(s[2 * jn], qf[kk], b_lo);
-        dev::mma_m16n8k16_f16_f32(s[2 * jn + 1], qf[kk], b_hi);
-      }
-    }
+    dev::flash_scores<HD>(s, qf, s_k, lane);
 
-    // Scale, mask (only tiles crossing the diagonal or the context end need it), online softmax.
+    // Scale, mask (only tiles crossing the diagonal or the context end need it), online softmax,
+    // then O += P · V.
     const int key0 = j * Cfg::kBlockN;
     const bool need_mask = key0 + Cfg::kBlockN - 1 > first_pos || key0 + Cfg::kBlockN > ctx;
-    uint32_t pf[Cfg::kBlockN / 16][4];  // P as mma A fragments (the S accumulator layout maps onto it)
-    dev::softmax_tile<HD>(s, pf, o, m_run, l_run, key0, pos0, ctx, need_mask, scale_log2, lane);
-
-    PFX_RACE_STRESS_POINT(3);
-    // O += P · V: keys are the k dimension; V tile rows are keys, so B comes from ldmatrix.trans.
-#pragma unroll
-    for (int kk = 0; kk < Cfg::kBlockN / 16; ++kk) {
-#pragma unroll
-      for (int dp = 0; dp < HD / 16; ++dp) {
-        uint32_t b[4];
-        const int key = 16 * kk + (lane & 7) + (((lane >> 3) & 1) << 3);
-        dev::ldmatrix_x4_trans(b, s_v + tile_off<HD>(key, 2 * dp + (lane >> 4)));
-        const uint32_t b_lo[2] = {b[0], b[1]};
-        const uint32_t b_hi[2] = {b[2], b[3]};
-        dev::mma_m16n8k16_f16_f32(o[2 * dp], pf[kk], b_lo);
-        dev::mma_m16n8k16_f16_f32(o[2 * dp + 1], pf[kk], b_hi);
-      }
-    }
+    dev::flash_softmax_pv<HD>(s, o, m_run, l_run, s_v, key0, pos0, ctx, need_mask, scale_log2, lane);
     PFX_RACE_STRESS_POINT(4);
     __syncthreads();  // every warp is done with this stage before iteration j+1 refills it
   }
@@ -198,15 +157,31 @@ void launch_flash(const AttentionArgs& a, cudaStream_t stream) {
 }
 }  // namespace
 
-void attention_flash_prefill(const AttentionArgs& a, cudaStream_t stream) {
+const std::vector<FlashVariantInfo>& attention_flash_variants() {
+  static const std::vector<FlashVariantInfo> list{
+      {"w4s1", "4 warps x 16 rows, 2-stage ring + Q, 2 barriers/tile, per-head grid", FlashCfg<128>::kThreads,
+       FlashCfg<64>::kSmemBytes, FlashCfg<128>::kSmemBytes},
+      detail::flash_pipe_info()};
+  return list;
+}
+
+void attention_flash_prefill_variant(int variant, const AttentionArgs& a, cudaStream_t stream) {
   detail::check_attention_args("attention_flash_prefill", a);
   const char* why = attention_fast_unsupported_reason(a);
   detail::require(why == nullptr, "attention_flash_prefill: ", why ? why : "", " (hd=", a.hd, ")");
-  if (a.hd == 64) {
+  const int n = static_cast<int>(attention_flash_variants().size());
+  detail::require(variant >= 0 && variant < n, "attention_flash_prefill: variant ", variant, " is not in [0, ", n, ")");
+  if (variant == 1) {
+    detail::launch_flash_pipe(a, stream);
+  } else if (a.hd == 64) {
     launch_flash<64>(a, stream);
   } else {
     launch_flash<128>(a, stream);
   }
+}
+
+void attention_flash_prefill(const AttentionArgs& a, cudaStream_t stream) {
+  attention_flash_prefill_variant(kFlashDefaultVariant, a, stream);
 }
 
 }  // namespace pfx::kernels

@@ -1,9 +1,10 @@
-// The per-warp arithmetic of tiled causal attention on mma.m16n8k16, shared by the flash kernel
-// (attention_flash.cu: shared-memory tiles, cp.async ring, causal block skipping) and the generic
-// tiled kernel (attention_generic.cu: plain global loads, no pipelining, every tile). A warp owns
-// 16 query rows; keys come in tiles of kAttnKeyTile. Both kernels feed these functions the same
-// fragment values in the same order, so they compute the same bits: what differs between them is
-// only how the bytes reach the registers, which is exactly what the parity gate is meant to test.
+// The per-warp arithmetic of tiled causal attention on mma.m16n8k16, shared by the flash kernels
+// (attention_flash.cu, attention_flash_pipe.cu: shared-memory tiles, cp.async ring, causal block
+// skipping) and the generic tiled kernel (attention_generic.cu: plain global loads, no
+// pipelining, every tile). A warp owns 16 query rows; keys come in tiles of kAttnKeyTile. All of
+// them feed these functions the same fragment values in the same order, so they compute the same
+// bits: what differs between them is only how the bytes reach the registers, which is exactly what
+// the parity gate is meant to test.
 //
 // Fragment layouts (PTX ISA, mma.m16n8k16 .f16 .f32, g = lane / 4, c = 2 * (lane % 4)):
 //   A (16 x 16, row-major): a[0] = (g, c..c+1), a[1] = (g+8, c..c+1), a[2] = (g, c+8..c+9), a[3] = (g+8, c+8..c+9)

@@ -95,7 +95,7 @@ void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cuda
 // Fast: rotation + conversion + cache write in one pass over unrotated q32/k32 (inputs untouched).
 void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream);
 
-// ---- attention (attention_generic.cu, attention_flash.cu, attention_decode.cu) ----------------
+// ---- attention (attention_generic.cu, attention_flash*.cu, attention_decode.cu) ---------------
 // o16[t, h*hd + d] = sum_c P[h][t][c] * V[h / (H/Hkv)][c][d], P = softmax_c(scale * q·k) over the
 // causal context c <= p0 + t, scale = 1/sqrt(hd). Scores fp32 (in log2 units), unnormalised
 // probabilities exp2(s - m) rounded to fp16 before P·V with m the row max rounded up to an
@@ -127,8 +127,9 @@ void attention_generic(const AttentionArgs& a, cublasContext* cublas, void* scra
                        cudaStream_t stream);
 
 // Fast: tensor-core flash attention (mma.sync m16n8k16, online softmax, causal block skipping,
-// cp.async double-buffered K/V tiles) for prefill, and a split-context kernel for decode
-// (T <= kDecodeMaxT). hd 64 and 128; otherwise unsupported (reason returned).
+// a cp.async ring of K/V tiles; attention_flash_variants.h: the variants and the default) for
+// prefill, and a split-context kernel for decode (T <= kDecodeMaxT). hd 64 and 128; otherwise
+// unsupported (reason returned).
 inline constexpr int kDecodeMaxT = 4;
 const char* attention_fast_unsupported_reason(const AttentionArgs& a);
 // Scratch the fast path needs (split partials of the decode kernel; 0 for prefill shapes).

@@ -13,7 +13,7 @@ files=(
   gates/trace/kerneltrace gates/trace/libkerneltrace.so
   tests/gates/trace/test_trace_gpu tests/gates/trace/trace_gpu_program tests/gates/trace/trace_plain_cuda_program
   tests/kernels/test_kernels_attention tests/kernels/test_kernels_dequant tests/kernels/test_kernels_norm_elementwise
-  tests/kernels/test_kernels_rope tests/kernels/gemm/test_gemm_fast tests/kernels/gemm/gemm_bench tests/kernels/gemm/gemv_bench
+  tests/kernels/test_kernels_rope tests/kernels/attention_bench tests/kernels/gemm/test_gemm_fast tests/kernels/gemm/gemm_bench tests/kernels/gemm/gemv_bench
   gates/landing/landing
 )
 if [[ ${3:-} == --gates-only ]]; then

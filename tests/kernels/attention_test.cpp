@@ -1,15 +1,20 @@
 // Causal GQA attention: the generic path (cuBLAS + softmax kernel), the flash prefill kernel, the
 // split-context decode kernel and the attention_fast dispatcher, each against a double-precision
-// CPU reference on the same fp16 inputs, and fast against generic. Cache rows past the context
-// hold NaN, so a kernel that reads beyond p0+T fails; outputs are NaN-poisoned before each run.
+// CPU reference on the same fp16 inputs, and fast against generic; every flash variant
+// (kernels/attention_flash_variants.h) bit for bit against variant 0 and the generic path. Cache
+// rows past the context hold NaN, so a kernel that reads beyond p0+T fails; outputs are
+// NaN-poisoned before each run.
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "gpu_test_support.h"
+#include "kernels/attention_flash_variants.h"
 #include "kernels/kernels.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -132,6 +137,20 @@ constexpr double kMinIdentical = 0.9;
                                        << kMinIdentical << ")";
 }
 
+// A case's inputs on the device, its output buffer (o16) and the launch arguments over them.
+// Copy deleted: args points into the buffers.
+struct OnDevice {
+  DeviceBuffer<uint16_t> q, k, v, o;
+  AttentionArgs args;
+  OnDevice(const AttnCase& c, const Inputs& in)
+      : q(in.q), k(in.k), v(in.v), o(static_cast<size_t>(c.T) * c.H * c.hd) {
+    args.q16 = q.get(), args.k_cache = k.get(), args.v_cache = v.get(), args.o16 = o.get();
+    args.T = c.T, args.H = c.H, args.Hkv = c.Hkv, args.hd = c.hd, args.p0 = c.p0, args.max_ctx = in.max_ctx;
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+};
+
 class AttentionTest : public ::testing::TestWithParam<AttnCase> {};
 
 TEST_P(AttentionTest, AllPathsMatchDoubleReference) {
@@ -141,11 +160,9 @@ TEST_P(AttentionTest, AllPathsMatchDoubleReference) {
   const auto ref = reference(c, in);
   Stream stream;
   Cublas cublas;
-  DeviceBuffer<uint16_t> q(in.q), k(in.k), v(in.v);
-  DeviceBuffer<uint16_t> o(static_cast<size_t>(c.T) * c.H * c.hd);
-  AttentionArgs a;
-  a.q16 = q.get(), a.k_cache = k.get(), a.v_cache = v.get(), a.o16 = o.get();
-  a.T = c.T, a.H = c.H, a.Hkv = c.Hkv, a.hd = c.hd, a.p0 = c.p0, a.max_ctx = in.max_ctx;
+  OnDevice dev(c, in);
+  DeviceBuffer<uint16_t>& o = dev.o;
+  const AttentionArgs& a = dev.args;
 
   // Generic.
   const size_t gen_bytes = attention_generic_scratch_bytes(c.T, c.p0 + c.T, c.H, c.hd);
@@ -212,6 +229,63 @@ INSTANTIATE_TEST_SUITE_P(
                       AttnCase{33, 3, 6, 3, 96, 1}),
     [](const auto& tp) { return name(tp.param); });
 
+// Every flash-prefill variant against variant 0 and the generic tiled kernel, bit for bit: the
+// variants change the ring, the pipeline and the schedule, never the per-warp arithmetic
+// (kernels/attention_flash_pipe.cu). T from 1 to 2048 (tile and block edges: 63/64/65, one
+// partial block, many tiles), p0 = 0 and a chunk after a cached prefix (p0 = 100: tiles cross
+// the diagonal off the 64-key grid), GQA 32/8 (4 heads per block where a variant packs them) and
+// H = Hkv; 28/4 (G = 7: no packing) and 8/4 (G = 2: pairs). The instance prefix is the suite's
+// name, so --gtest_filter='FlashVariants*' selects exactly these.
+class FlashVariantsTest : public ::testing::TestWithParam<AttnCase> {};
+
+TEST_P(FlashVariantsTest, EveryVariantIsBitwiseVariant0AndGeneric) {
+  PFX_REQUIRE_GPU();
+  const AttnCase c = GetParam();
+  const Inputs in = make_inputs(c);
+  Stream stream;
+  Cublas cublas;
+  OnDevice dev(c, in);
+  DeviceBuffer<uint16_t>& o = dev.o;
+  const AttentionArgs& a = dev.args;
+  ASSERT_EQ(attention_generic_scratch_bytes(c.T, c.p0 + c.T, c.H, c.hd), 0u) << "hd 64/128 run the tiled kernel";
+  o.poison();
+  attention_generic(a, cublas.get(), nullptr, 0, stream.get());
+  const auto generic = o.download();
+
+  const auto& variants = attention_flash_variants();
+  ASSERT_GE(variants.size(), 2u);
+  std::vector<uint16_t> v0;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const std::string what = "variant " + std::to_string(i) + " " + variants[i].name;
+    SCOPED_TRACE(what);
+    o.poison();
+    attention_flash_prefill_variant(static_cast<int>(i), a, stream.get());
+    const auto out = o.download();
+    if (i == 0) {
+      v0 = out;
+    } else {
+      EXPECT_TRUE(compare_bits(what + " vs variant 0", out, v0));
+    }
+    EXPECT_TRUE(compare_bits(what + " vs generic", out, generic));
+  }
+}
+
+std::vector<AttnCase> variant_cases() {
+  std::vector<AttnCase> cases;
+  for (const int hd : {64, 128})
+    for (const int T : {1, 7, 63, 64, 65, 200, 512, 1000, 2048})
+      for (const int Hkv : {8, 32})
+        for (const int p0 : {0, 100}) cases.push_back({T, p0, 32, Hkv, hd, 1});
+  for (const int hd : {64, 128}) {
+    cases.push_back({333, 0, 28, 4, hd, 1});
+    cases.push_back({130, 64, 8, 4, hd, 4});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(FlashVariants, FlashVariantsTest, ::testing::ValuesIn(variant_cases()),
+                         [](const auto& tp) { return name(tp.param); });
+
 // Graph-launched decode (AttentionArgs::p0_dev): the position read from device memory and a grid
 // sized for max_ctx give the bits of the by-value launch at every context length, across the
 // split boundaries (every kMinKeysPerSplit = 64 keys at these row counts, and the 2-waves cap for
@@ -271,6 +345,10 @@ TEST(Attention, RejectsBadArguments) {
   a.T = 4, a.p0_dev = nullptr;
   a.hd = 80;
   EXPECT_NE(attention_fast_unsupported_reason(a), nullptr);
+  a.hd = 64;  // a flash variant that does not exist
+  EXPECT_THROW(attention_flash_prefill_variant(-1, a, nullptr), pfx::Error);
+  EXPECT_THROW(attention_flash_prefill_variant(static_cast<int>(attention_flash_variants().size()), a, nullptr),
+               pfx::Error);
 }
 
 }  // namespace
