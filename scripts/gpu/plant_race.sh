@@ -3,8 +3,12 @@
 # (-DPFX_RACE_STRESS=ON, kernels/race_stress.cuh) of the commit at REV, as build folders a GPU host
 # can run (PFX_STATIC_RUNTIME=ON):
 #   OUT/stress           the commit as it is: parity must PASS (the stress alone changes nothing)
-#   OUT/flash-nobarrier  flash attention without its end-of-tile-loop barrier
-#                        (kernels/attention_flash.cu; docs/perf-h200.md: passed parity at 0 before)
+#   OUT/flash-nobarrier  the flash prefill kernel the engine runs without a barrier of its tile
+#                        loop: the default variant's (kernels/attention_flash_variants.h) since
+#                        2026-12-02 the pipelined kernel's one barrier per tile
+#                        (kernels/attention_flash_pipe.cu); at older commits, which have only
+#                        kernels/attention_flash.cu, its end-of-loop barrier (docs/perf-h200.md:
+#                        passed parity at 0 before the race-stress points)
 #   OUT/gemm-nobarrier   the fused GEMM (the fast path's default) with consumers that no longer
 #                        wait on a stage's `full` mbarrier: they read the ring before the TMA
 #                        bytes land (kernels/gemm_ws_kernel.cuh, WsConsumer::tile)
@@ -57,7 +61,13 @@ plant() {
 
 : > "$out/PLANTED.txt"
 plant stress "" "" ""
-plant flash-nobarrier kernels/attention_flash.cu 'every warp is done with this stage before iteration j+1 refills it' '__syncthreads();'
+# The flash kernel REV's engine runs: the pipelined variant 1 where attention_flash_variants.h makes it
+# the default, else attention_flash.cu's kernel (older commits, and branch attn-flash's variant 0).
+if grep -qE 'kFlashDefaultVariant = 1;' "$src/kernels/attention_flash_variants.h" 2>/dev/null; then
+  plant flash-nobarrier kernels/attention_flash_pipe.cu 'The one barrier of the tile' '__syncthreads();'
+else
+  plant flash-nobarrier kernels/attention_flash.cu 'every warp is done with this stage before iteration j+1 refills it' '__syncthreads();'
+fi
 plant gemm-nobarrier kernels/gemm_ws_kernel.cuh 'struct WsConsumer {' 'mbar_wait(full0 + 8 * stage, phase);'
 cat "$out/PLANTED.txt"
 du -sh "$out"
