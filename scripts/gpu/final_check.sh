@@ -7,9 +7,9 @@
 #   scripts/gpu/final_check.sh BUILD OLD_BUILD PEER_DIR OUT
 #     BUILD, OLD_BUILD  static builds (stage_build.sh), unpacked; PEER_DIR a copy of ../shared/peer
 #                       with ../fixtures/vocab beside it (side_by_side.sh's vocabulary)
-# Env: PAIRS (side by side, default 2), REPS (default 3), CHECK_STAGES (default "info tests sanitize
-# e2e"). Writes OUT/summary.txt (printed last) and OUT/check-logs.tar.gz (every log, the side by
-# side's raw JSON).
+# Env: PAIRS (side by side, default 2), REPS (default 3), CHECK_STAGES (default "info tests
+# sanitize e2e attn"). Writes OUT/summary.txt (printed last) and OUT/check-logs.tar.gz (every log,
+# the side by side's raw JSON).
 set -uo pipefail
 build=$(cd "$1" && pwd); old=$(cd "$2" && pwd); peer=$(cd "$3" && pwd); out=$4
 mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -21,7 +21,7 @@ t0=$SECONDS
 
 PAIRS=0 bash "$peer/side_by_side.sh" "$peer" "$build/engine/cli/prefill" "$out/prep" >"$out/prep.log" 2>&1 &
 prep=$!
-bash "$here/overlap_check.sh" "$build" "$old" "$out/check" ${CHECK_STAGES:-info tests sanitize e2e} >"$out/check.log" 2>&1
+bash "$here/overlap_check.sh" "$build" "$old" "$out/check" ${CHECK_STAGES:-info tests sanitize e2e attn} >"$out/check.log" 2>&1
 note "checks: rc=$?"; sed 's/^/    /' "$out/check/summary.txt" | tee -a "$summary"
 wait $prep; note "llama.cpp + 7B Q4_K_M ready: rc=$? (after $((SECONDS - t0)) s)"
 
