@@ -31,6 +31,7 @@ stage_tests() {
   "$build/tests/engine/cuda/test_cuda_decode_graph" || rc=1
   "$build/tests/kernels/test_kernels_norm_elementwise" || rc=1
   "$build/tests/kernels/test_kernels_attention" || rc=1
+  "$build/tests/kernels/test_kernels_rope" || rc=1
   return $rc
 }
 # Flash attention variants (ATTN_BUILD: a build with attention_bench): bitwise test, then timings.
