@@ -37,10 +37,11 @@ std::string default_of(const json& version, const char* list) {
 // One selecting field as the verification sees it.
 struct Selector {
   const char* field;
-  std::string expected;   // "" = nothing to compare (not asked, or not applicable to this run)
+  bool selects = false;   // the ask chose something with it on this run
+  std::string expected;   // what it chose ("": an unflagged selector of a build that lists no default)
   std::string asked_how;  // "(--gemm)", "(its default: the first of capabilities.gemm_variants)", ""
-  const char* since;      // the capability that marks builds whose output names the field; "" = any build
-                          // with --version --json
+  const char* since;      // the capability that marks builds whose output names the field; "" = any
+                          // build with --version --json
 };
 
 std::vector<Selector> selectors(const AskedRun& a, const json& version) {
@@ -48,14 +49,15 @@ std::vector<Selector> selectors(const AskedRun& a, const json& version) {
   std::vector<Selector> out;
   // logits and greedy have printed backend and path since the first build with --version --json;
   // bench printed its path from the start, its backend from capabilities.bench_backends on.
-  out.push_back({kBackend, a.backend, "", a.subcommand == "bench" ? cap::kBenchBackends : ""});
+  out.push_back({kBackend, !a.backend.empty(), a.backend, "", a.subcommand == "bench" ? cap::kBenchBackends : ""});
   // The path selects only on CUDA (the CPU backend reports a name of its own there).
-  out.push_back({kPath, a.backend == "cuda" ? a.path : "", "", ""});
+  const bool cuda_path = a.backend == "cuda" && !a.path.empty();
+  out.push_back({kPath, cuda_path, cuda_path ? a.path : "", "", ""});
   // The fast path's selectors: the flag's value, else the build's default (the first listed).
   const bool fast_cuda = a.backend == "cuda" && a.path == "fast";
   for (const auto& [field, flagged, list, flag] : {std::tuple{kGemm, a.gemm, cap::kGemmVariants, "--gemm"},
                                                    std::tuple{kDecodeGraph, a.decode_graph, cap::kDecodeGraph, "--decode-graph"}}) {
-    Selector s{field, "", "", list};
+    Selector s{field, fast_cuda, "", "", list};
     if (fast_cuda) {
       s.expected = flagged.empty() ? default_of(version, list) : flagged;
       s.asked_how = flagged.empty() ? std::string("(its default: the first of capabilities.") + list + ")" : std::string("(") + flag + ")";
@@ -65,12 +67,10 @@ std::vector<Selector> selectors(const AskedRun& a, const json& version) {
   return out;
 }
 
-// An untrusted value for a reason: a quoted, escaped, bounded string, or its JSON kind.
-std::string shown(const json& v) {
-  if (!v.is_string()) return "as " + describe_json(v).substr(0, 40);
-  const std::string s = v.get<std::string>();
-  return quote_untrusted(s.size() > 64 ? s.substr(0, 64) + "…" : s);
-}
+// A build's word in a reason (a name it reported, or one its capability list gave): quoted,
+// escaped and bounded; a value that is no string, by its JSON kind.
+std::string quoted(const std::string& s) { return quote_untrusted(s.size() > 64 ? s.substr(0, 64) + "…" : s); }
+std::string shown(const json& v) { return v.is_string() ? quoted(v.get<std::string>()) : "as " + describe_json(v).substr(0, 40); }
 
 std::string joined(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
@@ -115,23 +115,29 @@ std::string RanAsAsked::note() const {
 RanAsAsked verify_ran_as_asked(const AskedRun& asked, const json& reported, const json& version, const std::string& who) {
   RanAsAsked v;
   for (const auto& s : selectors(asked, version)) {
-    if (s.expected.empty()) continue;
-    const std::string ask = who + " was asked for " + s.field + " '" + s.expected + "'" + (s.asked_how.empty() ? "" : " " + s.asked_how);
+    if (!s.selects) continue;
+    const std::string since = *s.since ? std::string("capabilities.") + s.since : "";
+    // Why this build's output cannot name the field ("" when it must).
+    const std::string older = !version.is_object()                         ? "it gave no --version --json"
+                              : !since.empty() && !capability(version, s.since) ? "its --version --json predates " + since
+                                                                                : "";
+    const std::string not_verified = std::string(s.field) + " of " + who + " (" + older + ")";
+    if (s.expected.empty()) {  // an unflagged selector of a build that lists no default
+      if (!older.empty()) v.unchecked.push_back(not_verified);
+      continue;
+    }
+    const std::string ask = who + " was asked for " + s.field + " " + quoted(s.expected) + (s.asked_how.empty() ? "" : " " + s.asked_how);
     const json* got = reported.is_object() && reported.contains(s.field) ? &reported[s.field] : nullptr;
     if (got && !got->is_null() && !(got->is_string() && got->get<std::string>().empty())) {  // "" says no more than nothing
       if (!got->is_string() || got->get<std::string>() != s.expected) v.wrong.push_back(ask + " but reports " + s.field + " " + shown(*got));
-      continue;
-    }
-    const std::string since = *s.since ? std::string("capabilities.") + s.since : "";
-    if (!version.is_object())
-      v.unchecked.push_back(who + " reports no " + s.field + " (it gave no --version --json)");
-    else if (*s.since && !capability(version, s.since))
-      v.unchecked.push_back(who + " reports no " + s.field + " (its --version --json predates " + since + ")");
-    else
+    } else if (!older.empty()) {
+      v.unchecked.push_back(not_verified);
+    } else {
       v.wrong.push_back(ask + " and reports no " + s.field + ", though " +
                         (since.empty() ? std::string("every build with --version --json reports it")
                                        : "its --version --json lists " + since + ", so it must") +
                         ": it did not prove what it ran");
+    }
   }
   return v;
 }

@@ -17,6 +17,8 @@ and misbehaves on purpose as behaviour.json (next to it) says:
   flaky               the logits perturbation vanishes when --dump-residual is given
   gemm_variants       advertise capabilities.gemm_variants (default first); `--gemm` must name one
   perturb_gemm        {variant: relative perturbation} of the fast path on that GEMM variant
+  decode_graph        capabilities.decode_graph (default ["on", "off"], the default first; null: not
+                      advertised, as before the capability); `--decode-graph` must name one
   ignore_gemm         accepts --gemm but runs (and reports) its default variant
   ignore_path         accepts --path but runs (and reports) the fast path
   misreport           {field: value} replaces fields of the logits/greedy/bench JSON (null: leaves
@@ -106,6 +108,17 @@ def gemm_variant(o, path):
     return variants[0] if gemm is None or B.get("ignore_gemm") else gemm
 
 
+def decode_graph(o, path):
+    """The decode launch this run takes: --decode-graph, else the default; "" off the fast path."""
+    values = B.get("decode_graph", ["on", "off"]) or []
+    value = o.get("--decode-graph")
+    if value is not None and (path != "fast" or value not in values):
+        die("--decode-graph: %r is not a value of this build" % value, 4)
+    if path != "fast" or not values:
+        return ""
+    return value or values[0]
+
+
 def answer(out):
     """Prints a subcommand's JSON, fields replaced as `misreport` says."""
     for field, value in B.get("misreport", {}).items():
@@ -188,7 +201,7 @@ def logits(o):
     check_model(o)
     backend = need_backend(o)
     path = cuda_path(o, backend)
-    gemm = gemm_variant(o, path)
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("logits")
     toks = prompt_tokens(o)
     dump = o.get("--dump-residual")
@@ -215,7 +228,8 @@ def logits(o):
     if path == "fast" and B.get("nan_fast"):
         vals[cols + 2] = float("nan")
     write_npy(o["--out"], rows, cols, vals)
-    out = {"tokens": toks, "backend": backend, "path": path, "gemm": gemm, "shape": [rows, cols], "logits_sha256": "fake"}
+    out = {"tokens": toks, "backend": backend, "path": path, "gemm": gemm, "decode_graph": graph, "shape": [rows, cols],
+           "logits_sha256": "fake"}
     if dump is not None:
         out["residual_dump"] = dump
     answer(out)
@@ -225,7 +239,7 @@ def greedy(o):
     check_model(o)
     backend = need_backend(o)
     path = cuda_path(o, backend)
-    gemm = gemm_variant(o, path)
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("greedy")
     toks = prompt_tokens(o)
     n = int(o.get("-n", "16"))
@@ -238,7 +252,7 @@ def greedy(o):
         ids = ids[:d] + [(i + 1) % VOCAB for i in ids[d:]]
     text = "".join(chr(97 + i % 26) for i in ids)
     out = {"prompt_ids": toks, "generated_ids": ids, "text": text, "backend": backend, "path": path, "gemm": gemm,
-           "ids_sha256": "fake"}
+           "decode_graph": graph, "ids_sha256": "fake"}
     if "--json" in o:
         answer(out)
     else:
@@ -250,7 +264,7 @@ def bench(o):
     if not B.get("cuda", True):
         die("bench: no usable CUDA GPU here", 3)
     path = cuda_path(o, "cuda")
-    gemm = gemm_variant(o, path)
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("bench")
     reps = int(o.get("-r", "5"))
     rng = random.Random(os.urandom(8))
@@ -263,7 +277,7 @@ def bench(o):
         results.append({"test": "pp%d" % p, "n_prompt": p, "n_gen": 0, "reps": reps, "samples_tps": tps,
                         "mean_tps": mean, "stddev_tps": sd, "samples_ms": ms})
     answer({"device": {"name": "Fake GPU", "sm_clock_mhz": 1980}, "backend": "cuda", "path": path, "gemm": gemm,
-            "model": o["--model"], "results": results})
+            "decode_graph": graph, "model": o["--model"], "results": results})
 
 
 def synth(o):
@@ -298,6 +312,8 @@ def main():
             caps["residual_dump"] = "blk.N.posP.npy"
         if "gemm_variants" in B:
             caps["gemm_variants"] = B["gemm_variants"]
+        if B.get("decode_graph", ["on", "off"]) is not None:
+            caps["decode_graph"] = B.get("decode_graph", ["on", "off"])
         print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": fake_commit(), "dirty": False,
                           "capabilities": caps}))
         return
