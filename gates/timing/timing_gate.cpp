@@ -76,8 +76,8 @@ namespace {
 struct RunSettings {
   std::vector<std::string> models;
   int prompt = 512, reps = 5, warmup = 1;
-  AskedRun ask;  // what every bench asks of either build
-  std::string path, busy_range;
+  AskedRun ask;  // what every bench asks of either build (its path: gates.timing.path)
+  std::string busy_range;
 
   explicit RunSettings(const GateProfile& p)
       : models(p.strings("timing", "models")),
@@ -85,7 +85,6 @@ struct RunSettings {
         reps(static_cast<int>(std::max(1L, p.integer("timing", "reps", 5)))),
         warmup(static_cast<int>(p.integer("timing", "warmup", 1))),
         ask(timing_ask(p)),
-        path(ask.path),
         busy_range(p.string("timing", "busy_range", "prefill")) {
     if (models.empty() && !p.string("ab", "model", "").empty()) models.push_back(p.string("ab", "model", ""));
   }
@@ -111,7 +110,7 @@ std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::
   spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", s.busy_range, "--skip", std::to_string(s.warmup), "--quiet", "--"};
   // The traced command: the same `prefill bench` the engine runner would run.
   const std::vector<std::string> bench = {b.prefill.string(), "bench", "--model", model.string(), "-p", std::to_string(s.prompt), "-r", "1",
-                                          "--warmup", std::to_string(s.warmup), "--path", s.path, "--json"};
+                                          "--warmup", std::to_string(s.warmup), "--path", s.ask.path, "--json"};
   spec.argv.insert(spec.argv.end(), bench.begin(), bench.end());
   spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
   spec.timeout_s = ctx.deadline.remaining();
@@ -152,7 +151,7 @@ bool time_model(const GateContext& ctx, const fs::path& landing_exe, const RunSe
   const auto model = ctx.model_or_check(r, model_name, model_name);
   if (!model) return false;
   // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
-  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.path, ctx.deadline.remaining());
+  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.ask.path, ctx.deadline.remaining());
   if (!probe.ok()) {
     r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
     return false;
