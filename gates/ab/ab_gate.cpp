@@ -26,11 +26,12 @@ struct Sample {
   unsigned long long reasons = 0;
   bool gpu_sampled = false;
   double wall_s = 0;
+  json ran;                 // what the bench was asked and reported it ran (core/ran_as_asked.h)
   bool throttled() const { return is_throttling(reasons); }
 };
 
 json to_json(const Sample& s) {
-  json j = {{"tps", s.tps}, {"bench", s.raw}, {"wall_s", s.wall_s}};
+  json j = {{"tps", s.tps}, {"bench", s.raw}, {"wall_s", s.wall_s}, {"ran", s.ran}};
   if (s.min_clock) j["sm_clock_mhz"] = {{"min", s.min_clock}, {"max", s.max_clock}};
   if (s.gpu_sampled)
     j["gpu"] = {{"sm_clock_min_mhz", s.min_clock}, {"sm_clock_max_mhz", s.max_clock}, {"temperature_max_c", s.max_temp},
@@ -55,7 +56,7 @@ class Bencher {
   Bencher(const GateContext& ctx, std::filesystem::path model, GpuMonitor& gpu, const AbSettings& s)
       : ctx_(ctx), model_(std::move(model)), gpu_(gpu), metrics_(s.metrics) {
     reps_ = static_cast<int>(ctx.profile.integer("ab", "reps", 3));
-    path_ = ctx.profile.string("ab", "path", "fast");
+    path_ = ab_ask(ctx.profile).path;
     std::tie(prompts_, gen_) = bench_shape(metrics_);
   }
   // nullopt with `call` describing the failure when the run did not give a usable number.
@@ -74,6 +75,15 @@ class Bencher {
     };
     call = ctx_.engine(b).bench(model_, prompts_, gen_, reps_, warmup, path_, ctx_.deadline.remaining(), tick);
     if (!call.ok()) return std::nullopt;
+    // A bench of another path or variant than asked measures something else: the run is unusable.
+    const VerifiedCall ran = verify_call(ab_ask(ctx_.profile), call, b);
+    s.ran = ran.evidence;
+    if (!ran.verdict.ok()) {
+      call.outcome = RunOutcome::BadOutput;
+      call.reason = ran.verdict.reason();
+      return std::nullopt;
+    }
+    verdicts_.add(ran.verdict);
     s.wall_s = call.process.wall_s;
     if (!s.gpu_sampled) s.min_clock = 0;
     s.raw = call.output.value(contract::field::kResults, json::array());
@@ -106,6 +116,8 @@ class Bencher {
   std::string command(const Build& b) const {
     return ctx_.engine(b).bench(model_, prompts_, gen_, reps_, 0, path_, 0.001).command;  // only for the text
   }
+  // What the runs could not verify (an older baseline's bench): "; not verified: …".
+  std::string notes() const { return verdicts_.note(); }
 
  private:
   const GateContext& ctx_;
@@ -115,6 +127,7 @@ class Bencher {
   std::vector<int> prompts_;
   int gen_ = 0, reps_ = 3;
   std::string path_;
+  RanAsAsked verdicts_;  // of every run so far
 };
 
 json pair_json(const Sample& a, const Sample& b) {
@@ -227,6 +240,8 @@ GateResult finished(GateResult& r, const GateContext& ctx) {
 
 }  // namespace
 
+AskedRun ab_ask(const GateProfile& profile) { return {"bench", "cuda", profile.string("ab", "path", "fast"), "", ""}; }
+
 GateResult run_ab_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
   namespace cap = contract::capability;
@@ -283,6 +298,7 @@ GateResult run_ab_gate(const GateContext& ctx) {
   const std::string cmd = r.details["commands"]["baseline"].get<std::string>() + "\n" + r.details["commands"]["candidate"].get<std::string>();
   for (auto& c : checks) {
     c.command = cmd;
+    c.reason += bench.notes();
     r.checks.push_back(c);
   }
   add_ab_figures(r, settings);

@@ -14,4 +14,10 @@ namespace pfx::gates {
 
 GateResult run_ab_gate(const GateContext& ctx);
 
+// What every `prefill bench` of the gate asks of either build: gates.ab.path on CUDA (bench's
+// default backend), each build's default GEMM variant. Every run is checked against it as it comes
+// (a run of anything else stops the gate with a FAIL no waiver excuses) and stores what it reported
+// under "ran" in its sample, so `landing import` can check the pairs again.
+AskedRun ab_ask(const GateProfile& profile);
+
 }  // namespace pfx::gates

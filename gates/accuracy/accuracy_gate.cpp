@@ -26,11 +26,9 @@ struct AccuracySettings {
 
   explicit AccuracySettings(const GateProfile& p)
       : backend(p.string("accuracy", "backend", "cuda")),
-        paths(p.strings("accuracy", "paths")),
+        paths(accuracy_paths(p)),
         limits(logits_limits(p, "accuracy")),
-        greedy_n(p.integer("accuracy", "greedy_tokens", 8)) {
-    if (paths.empty()) paths = backend == "cpu" ? std::vector<std::string>{""} : std::vector<std::string>{"fast", "generic"};
-  }
+        greedy_n(p.integer("accuracy", "greedy_tokens", 8)) {}
   std::vector<Capability> needs() const {
     namespace cap = contract::capability;
     std::vector<Capability> n = {{cap::kSubcommands, "logits"}, {cap::kBackends, backend}};
@@ -48,6 +46,17 @@ void greedy_vs_oracle(const EngineRunner& eng, const GateContext& ctx, const Acc
   const int n = static_cast<int>(std::min<long>(s.greedy_n, static_cast<long>(cs.oracle_greedy.size())));
   const auto g = eng.greedy(model, cs.input, n, s.backend, path, ctx.deadline.remaining());
   c.metrics["duration_s"] = c.metrics.value("duration_s", 0.0) + g.process.wall_s;
+  if (g.ok()) {
+    // Reported, not judged, but a continuation of another path than asked is no report of this one.
+    const VerifiedCall ran = verify_call(accuracy_ask(ctx.profile, path, "greedy"), g, ctx.candidate);
+    c.metrics["ran"]["greedy"] = ran.evidence;
+    if (!ran.verdict.ok()) {
+      fail_hard(c, "greedy: " + ran.verdict.reason());
+      c.command += "\n" + g.command;
+      return;
+    }
+    c.reason += ran.verdict.note();
+  }
   if (g.ok() && g.output.contains(contract::field::kGeneratedIds)) {
     const auto ids = g.output[contract::field::kGeneratedIds].get<std::vector<int32_t>>();
     const std::vector<int32_t> expected(cs.oracle_greedy.begin(), cs.oracle_greedy.begin() + n);
@@ -73,7 +82,7 @@ PathResult check_path(const GateContext& ctx, const EngineRunner& eng, const Acc
                  const fs::path& model, const NpyArray& oracle, const std::string& path, std::string& unavailable) {
   const std::string label = s.backend + (path.empty() ? "" : "/" + path);
   Check c;
-  c.name = cs.name + " " + label;
+  c.name = accuracy_check_name(ctx.profile, cs.name, path);
   const fs::path out = ctx.work_dir / ("accuracy-" + std::to_string(index) + "-" + (path.empty() ? s.backend : path) + ".npy");
   const auto call = eng.logits(model, cs.input, s.backend, path, out, ctx.deadline.remaining());
   if (!call.ok()) {
@@ -82,6 +91,13 @@ PathResult check_path(const GateContext& ctx, const EngineRunner& eng, const Acc
     return {failed, std::nullopt};
   }
   c.command = call.command;
+  // Logits of another path or backend than asked are no evidence for this check: FAIL, not waivable.
+  const VerifiedCall ran = verify_call(accuracy_ask(ctx.profile, path, "logits"), call, ctx.candidate);
+  if (!ran.verdict.ok()) {
+    fail_hard(c, label + ": " + ran.verdict.reason());
+    c.metrics["ran"]["run"] = ran.evidence;
+    return {c, std::nullopt};
+  }
   NpyArray got;
   if (auto err = load_finite_logits(out, got); !err.empty()) {
     fail_hard(c, err);
@@ -90,13 +106,14 @@ PathResult check_path(const GateContext& ctx, const EngineRunner& eng, const Acc
   const auto cmp = compare_logits(got, oracle);
   c.metrics = to_json(cmp);
   c.metrics["duration_s"] = call.process.wall_s;
+  c.metrics["ran"]["run"] = ran.evidence;
   if (!cmp.shape_match) {
     fail_hard(c, "vs oracle: " + cmp.shape_error);
     return {c, std::nullopt};
   }
   const std::string why = limits_exceeded(cmp, s.limits);
   c.status = why.empty() ? Status::Pass : Status::Fail;
-  c.reason = why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement) : why;
+  c.reason = (why.empty() ? limits_within(cmp.max_rel_dev, cmp.nmse, cmp.top1_agreement) : why) + ran.verdict.note();
   greedy_vs_oracle(eng, ctx, s, model, cs, path, c);
   return {c, cmp};
 }
@@ -124,6 +141,21 @@ TableRow table_row(const std::string& case_name, const std::string& label, const
 
 }  // namespace
 
+std::vector<std::string> accuracy_paths(const GateProfile& profile) {
+  auto paths = profile.strings("accuracy", "paths");
+  if (paths.empty())
+    paths = profile.string("accuracy", "backend", "cuda") == "cpu" ? std::vector<std::string>{""} : std::vector<std::string>{"fast", "generic"};
+  return paths;
+}
+
+std::string accuracy_check_name(const GateProfile& profile, const std::string& case_name, const std::string& path) {
+  return case_name + " " + profile.string("accuracy", "backend", "cuda") + (path.empty() ? "" : "/" + path);
+}
+
+AskedRun accuracy_ask(const GateProfile& profile, const std::string& path, const std::string& subcommand) {
+  return {subcommand, profile.string("accuracy", "backend", "cuda"), path, "", ""};
+}
+
 GateResult run_accuracy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
   const AccuracySettings s(ctx.profile);
@@ -150,7 +182,7 @@ GateResult run_accuracy_gate(const GateContext& ctx) {
     const std::string oracle_err = load_finite_logits(cs.oracle_root / "oracle" / (cs.oracle + ".logits.npy"), oracle);
     for (const auto& path : s.paths) {
       const std::string label = s.backend + (path.empty() ? "" : "/" + path);
-      const std::string name = cs.name + " " + label;
+      const std::string name = accuracy_check_name(ctx.profile, cs.name, path);
       ctx.say("case " + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + " " + name);
       if (!unavailable.empty()) {
         r.checks.push_back({name, Status::Skipped, unavailable});

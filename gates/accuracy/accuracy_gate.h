@@ -8,5 +8,15 @@
 #include "run/gate_context.h"
 
 namespace pfx::gates {
+
 GateResult run_accuracy_gate(const GateContext& ctx);
+
+// The paths the gate runs each case on (gates.accuracy.paths; none listed: the fast and generic
+// paths on CUDA, the backend alone ("") on the CPU), the check name of a case on one of them, and
+// what its logits and greedy calls ask of the candidate (`subcommand` logits or greedy). `landing
+// import` expects these checks and checks the reports an imported result recorded against the asks.
+std::vector<std::string> accuracy_paths(const GateProfile& profile);
+std::string accuracy_check_name(const GateProfile& profile, const std::string& case_name, const std::string& path);
+AskedRun accuracy_ask(const GateProfile& profile, const std::string& path, const std::string& subcommand);
+
 }  // namespace pfx::gates

@@ -8,6 +8,10 @@ namespace pfx::gates {
 
 using nlohmann::json;
 
+AskedRun greedy_ask(const GateProfile& profile, const std::string& backend) {
+  return {"greedy", backend, backend == "cuda" ? profile.string("greedy", "path", "fast") : "", "", ""};
+}
+
 GateResult run_greedy_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
   const int n = static_cast<int>(ctx.profile.integer("greedy", "tokens", 32));
@@ -42,7 +46,8 @@ GateResult run_greedy_gate(const GateContext& ctx) {
   } else {
     backend_note = backend + (backend == "cuda" ? " " + path + " path" : "");
   }
-  if (backend != "cuda") path.clear();
+  const AskedRun ask = greedy_ask(ctx.profile, backend);
+  path = ask.path;
   r.details["backend"] = backend;
   r.details["backend_note"] = backend_note;
   r.details["tokens"] = n;
@@ -72,6 +77,17 @@ GateResult run_greedy_gate(const GateContext& ctx) {
       continue;
     }
     c.command = gb.command + "\n" + gc.command;
+    // Both streams must come from what was asked: a candidate running the generic path, or a
+    // baseline on another backend, would be compared under the wrong name.
+    const VerifiedCall ran_b = verify_call(ask, gb, ctx.baseline), ran_c = verify_call(ask, gc, ctx.candidate);
+    const json ran = {{"baseline", ran_b.evidence}, {"candidate", ran_c.evidence}};
+    const RanAsAsked both = RanAsAsked(ran_b.verdict).add(ran_c.verdict);
+    if (!both.ok()) {
+      fail_hard(c, both.reason());
+      c.metrics["ran"] = ran;
+      r.checks.push_back(c);
+      continue;
+    }
     std::vector<int> ib, ic;
     try {
       ib = gb.output.at(contract::field::kGeneratedIds).get<std::vector<int>>();
@@ -87,8 +103,10 @@ GateResult run_greedy_gate(const GateContext& ctx) {
     if (c.status == Status::Pass) ++identical;
     if (row.contains("first_divergence") && first_divergence.empty())
       first_divergence = cs.name + " at token " + std::to_string(row["first_divergence"].get<size_t>());
+    c.reason += both.note();  // what an older baseline could not report
     c.metrics = row;
     c.metrics["duration_s"] = gb.process.wall_s + gc.process.wall_s;
+    c.metrics["ran"] = ran;
     rows.push_back(row);
     table.rows.push_back({{text_cell(cs.name), number_cell(static_cast<double>(ib.size())), number_cell(static_cast<double>(ic.size())),
                            row.contains("first_divergence") ? number_cell(row["first_divergence"].get<double>()) : text_cell("none")},

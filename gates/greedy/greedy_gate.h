@@ -6,5 +6,12 @@
 #include "run/gate_context.h"
 
 namespace pfx::gates {
+
 GateResult run_greedy_gate(const GateContext& ctx);
+
+// What each greedy call asks of both builds once the gate has chosen `backend` (cpu or cuda;
+// gates.greedy.backend, "auto" deciding at run time): gates.greedy.path on CUDA, no path on the
+// CPU. `landing import` checks the reports an imported result recorded against it.
+AskedRun greedy_ask(const GateProfile& profile, const std::string& backend);
+
 }  // namespace pfx::gates

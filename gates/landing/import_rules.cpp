@@ -4,9 +4,11 @@
 #include <set>
 
 #include "ab/ab_judge.h"
+#include "accuracy/accuracy_gate.h"
 #include "run/gate_context.h"
 #include "logits/logits_limits.h"
 #include "greedy/greedy_judge.h"
+#include "landing/import_ran_as_asked.h"
 #include "parity/parity_plan.h"
 #include "suite/suite_judge.h"
 #include "timing/timing_judge.h"
@@ -19,12 +21,6 @@ namespace {
 
 std::string short_hash(const std::string& h) { return h.empty() ? "none" : h.substr(0, 12) + "…"; }
 
-// The parity plan of the report's builds (their `--version --json` as the report recorded them).
-ParityPlan report_parity_plan(const GateProfile& p, const LandingRecord& rec) {
-  const auto build = [](const json& b) { return PlanBuild{b.value("version", json()), b.value("id", std::string())}; };
-  return plan_parity_runs(p, case_names(p, "parity"), build(rec.candidate), build(rec.baseline));
-}
-
 // The check names the report's profile expects from a gate (each must be in the result).
 std::vector<std::string> expected_checks(const std::string& gate, const GateProfile& p, const LandingRecord& rec,
                                          const GateResult& r) {
@@ -36,11 +32,8 @@ std::vector<std::string> expected_checks(const std::string& gate, const GateProf
   if (gate == "greedy") return case_names(p, gate);
   if (gate == "accuracy") {
     std::vector<std::string> out;
-    const std::string backend = p.string("accuracy", "backend", "cuda");
-    auto paths = p.strings("accuracy", "paths");
-    if (paths.empty()) paths = {""};
     for (const auto& c : case_names(p, gate))
-      for (const auto& path : paths) out.push_back(c + " " + backend + (path.empty() ? "" : "/" + path));
+      for (const auto& path : accuracy_paths(p)) out.push_back(accuracy_check_name(p, c, path));
     return out;
   }
   if (gate == "ab") {
@@ -76,6 +69,11 @@ bool rejudge_check(const std::string& gate, Check& c, const GateProfile& p) {
 }
 
 }  // namespace
+
+ParityPlan report_parity_plan(const GateProfile& p, const LandingRecord& rec) {
+  const auto build = [](const json& b) { return PlanBuild{b.value("version", json()), b.value("id", std::string())}; };
+  return plan_parity_runs(p, case_names(p, "parity"), build(rec.candidate), build(rec.baseline));
+}
 
 std::vector<std::string> binding_mismatches(const GateResult& r, const LandingRecord& rec) {
   std::vector<std::string> out;
@@ -168,6 +166,8 @@ GateResult rejudge_imported(const GateResult& in, const GateProfile& profile, co
         r.checks.push_back(settled);
       }
   }
+  // Numbers of another path or variant than asked are no evidence, however they look.
+  reverify_ran_as_asked(r, profile, rec);
   for (auto& c : r.checks) {
     if (c.status != Status::Fail || !c.waivable) continue;
     if (const Waiver* w = profile.waiver_for(r.gate, c.name)) {

@@ -15,6 +15,7 @@
 
 #include "core/gate_profile.h"
 #include "core/gate_result.h"
+#include "parity/parity_plan.h"
 #include "report/landing_record.h"
 
 namespace pfx::gates {
@@ -26,9 +27,13 @@ std::vector<std::string> binding_mismatches(const GateResult& r, const LandingRe
 // Why `gate` cannot be imported into a report with `profile`, or "" when it can.
 std::string not_importable(const std::string& gate, const GateProfile& profile);
 
+// The parity plan of the report's builds (their `--version --json` as the report recorded them).
+ParityPlan report_parity_plan(const GateProfile& profile, const LandingRecord& rec);
+
 // The imported result as this landing judges it under `profile`, for the report `rec`: its two
 // builds' `--version --json` say which GEMM variants parity must cover (parity/parity_plan.h: the
-// baseline's variants too), and the plan, not the file, settles those the candidate cannot run.
+// baseline's variants too), and the plan, not the file, settles those the candidate cannot run;
+// every recorded run is checked against what its gate asked (landing/import_ran_as_asked.h).
 GateResult rejudge_imported(const GateResult& imported, const GateProfile& profile, const LandingRecord& rec);
 
 }  // namespace pfx::gates

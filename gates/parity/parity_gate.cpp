@@ -141,9 +141,10 @@ void every_run_of(GateResult& r, const ParityPlan& plan, const std::string& case
 
 GateResult run_parity_gate(const GateContext& ctx) {
   GateResult r = ctx.start();
-  const std::string backend = ctx.profile.string("parity", "backend", "cuda");
-  const std::string fast = ctx.profile.string("parity", "path", "fast");
-  const std::string ref = ctx.profile.string("parity", "reference_path", "generic");
+  const AskedRun ref_ask = parity_reference_ask(ctx.profile);
+  const std::string backend = ref_ask.backend;
+  const std::string fast = parity_ask(ctx.profile, {}).path;
+  const std::string ref = ref_ask.path;
   const LogitsLimits limits = logits_limits(ctx.profile, "parity");
   const double max_rel = limits.max_rel_dev;
   r.details["thresholds"] = to_json(limits);
@@ -195,6 +196,17 @@ GateResult run_parity_gate(const GateContext& ctx) {
         }
       continue;
     }
+    // A reference that is not the path asked for (a build running its fast path for both) would
+    // make every run of the case compare a path with itself.
+    const VerifiedCall ref_ran = verify_call(ref_ask, b, ctx.candidate);
+    if (!ref_ran.verdict.ok()) {
+      for (const auto& run : plan.runs)
+        if (run.case_name == cs.name) {
+          r.checks.push_back(hard_failure(run.check, ref + " path: " + ref_ran.verdict.reason(), b.command));
+          r.checks.back().metrics["ran"] = {{"reference", ref_ran.evidence}};
+        }
+      continue;
+    }
     NpyArray lb;
     const std::string ref_err = load_finite_logits(out_ref, lb);
     for (const auto& run : plan.runs) {
@@ -216,6 +228,16 @@ GateResult run_parity_gate(const GateContext& ctx) {
         continue;
       }
       c.command = a.command + "\n" + b.command;
+      // Logits of another variant or path than the one asked for are no evidence for this check,
+      // whatever they measure: a FAIL no waiver excuses.
+      const VerifiedCall ran = verify_call(parity_ask(ctx.profile, run), a, ctx.candidate);
+      const nlohmann::json ran_metrics = {{"run", ran.evidence}, {"reference", ref_ran.evidence}};
+      if (!ran.verdict.ok()) {
+        fail_hard(c, fast_label + " path: " + ran.verdict.reason());
+        c.metrics["ran"] = ran_metrics;
+        r.checks.push_back(c);
+        continue;
+      }
       NpyArray la;
       std::string err = load_finite_logits(out_fast, la);
       if (err.empty()) err = ref_err;
@@ -227,6 +249,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
       const auto cmp = compare_logits(la, lb);
       c.metrics = to_json(cmp);
       if (!run.gemm.empty()) c.metrics["gemm"] = run.gemm;
+      c.metrics["ran"] = ran_metrics;
       c.metrics["duration_s"] = a.process.wall_s + b.process.wall_s;  // this variant's run and the reference it is judged by
       rows.push_back({{"case", run.check}, {"metrics", c.metrics}});
       if (!cmp.shape_match) {
@@ -240,6 +263,7 @@ GateResult run_parity_gate(const GateContext& ctx) {
                              : why + " (worst at position " + std::to_string(cmp.worst_row) + ", token " +
                                    std::to_string(cmp.worst_col) + ": " + std::to_string(cmp.worst_value) + " vs " +
                                    std::to_string(cmp.worst_ref) + ")";
+      c.reason += RanAsAsked(ran.verdict).add(ref_ran.verdict).note();  // what an older build could not report
       if (cmp.max_rel_dev > worst) {
         worst = cmp.max_rel_dev;
         worst_case = run.check;

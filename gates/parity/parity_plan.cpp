@@ -55,6 +55,14 @@ std::string baseline_note(const std::string& base_name, const json& version, con
 
 }  // namespace
 
+AskedRun parity_ask(const GateProfile& profile, const ParityRun& run) {
+  return {"logits", profile.string("parity", "backend", "cuda"), profile.string("parity", "path", "fast"), run.gemm, ""};
+}
+
+AskedRun parity_reference_ask(const GateProfile& profile) {
+  return {"logits", profile.string("parity", "backend", "cuda"), profile.string("parity", "reference_path", "generic"), "", ""};
+}
+
 std::string parity_check_name(const std::string& case_name, const std::string& gemm) {
   return gemm.empty() ? case_name : case_name + " gemm=" + gemm;
 }

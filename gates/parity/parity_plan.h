@@ -26,6 +26,7 @@
 
 #include "core/gate_profile.h"
 #include "core/gate_result.h"
+#include "core/ran_as_asked.h"
 
 namespace pfx::gates {
 
@@ -54,6 +55,13 @@ struct ParityPlan {
 // pfx::Error naming the profile when gemm_variant_cases names a case that does not exist.
 ParityPlan plan_parity_runs(const GateProfile& profile, const std::vector<std::string>& case_names,
                             const PlanBuild& candidate, const PlanBuild& baseline);
+
+// What the parity gate asks of the candidate's `prefill logits` (gates.parity.backend, .path,
+// .reference_path): `run` on the fast path with its GEMM variant ("" = the build's default), and
+// the reference path each run is judged against. The gate calls with these; `landing import`
+// checks the reports an imported result recorded against them (core/ran_as_asked.h).
+AskedRun parity_ask(const GateProfile& profile, const ParityRun& run);
+AskedRun parity_reference_ask(const GateProfile& profile);
 
 // The check name of `case_name` on GEMM variant `gemm` ("" or the default: the case's own name).
 std::string parity_check_name(const std::string& case_name, const std::string& gemm);

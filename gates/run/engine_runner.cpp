@@ -41,6 +41,25 @@ std::string join_ints(const std::vector<int>& v) {
 }
 }  // namespace
 
+std::optional<nlohmann::json> printed_json_object(const std::string& out) {
+  // The first line that parses as a JSON object is the answer (text may precede it).
+  std::stringstream ss(out);
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    try {
+      auto j = nlohmann::json::parse(line);
+      if (j.is_object()) return j;
+    } catch (const std::exception&) {
+    }
+  }
+  try {  // pretty-printed JSON over several lines
+    auto j = nlohmann::json::parse(out);
+    if (j.is_object()) return j;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 EngineCall EngineRunner::call(std::vector<std::string> args, double timeout_s, bool json_output,
                               const std::function<void()>& on_tick) const {
   EngineCall c;
@@ -68,26 +87,9 @@ EngineCall EngineRunner::call(std::vector<std::string> args, double timeout_s, b
   } else {
     c.outcome = RunOutcome::Ok;
     if (json_output) {
-      // The first line that parses as a JSON object is the answer (text may precede it).
-      std::stringstream ss(p.out);
-      bool found = false;
-      for (std::string line; std::getline(ss, line);) {
-        if (line.empty() || line[0] != '{') continue;
-        try {
-          c.output = nlohmann::json::parse(line);
-          found = c.output.is_object();
-        } catch (const std::exception&) {
-        }
-        if (found) break;
-      }
-      if (!found) {
-        try {  // pretty-printed JSON over several lines
-          c.output = nlohmann::json::parse(p.out);
-          found = c.output.is_object();
-        } catch (const std::exception&) {
-        }
-      }
-      if (!found) {
+      if (auto j = printed_json_object(p.out)) {
+        c.output = std::move(*j);
+      } else {
         c.outcome = RunOutcome::BadOutput;
         c.reason = "printed no JSON object on stdout: '" + p.out.substr(0, 160) + "'";
       }

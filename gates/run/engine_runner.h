@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct PromptInput {
   std::vector<int> tokens;
   bool no_bos = false;
 };
+
+// What a subcommand printed as its answer on stdout: the first line that parses as a JSON object
+// (text may precede it), else the whole text as one pretty-printed object; nullopt when neither.
+// EngineRunner::call reads its calls' output with it; the timing gate reads a traced bench's.
+std::optional<nlohmann::json> printed_json_object(const std::string& stdout_text);
 
 class EngineRunner {
  public:

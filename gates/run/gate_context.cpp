@@ -210,6 +210,13 @@ Check failed_call_check(const std::string& name, const EngineCall& call, const s
   return c;
 }
 
+VerifiedCall verify_call(const AskedRun& asked, const nlohmann::json& output, const Build& b) {
+  const auto reported = reported_selection(output);
+  return {verify_ran_as_asked(asked, reported, b.version, "the " + b.label + " " + b.id), ran_evidence(asked, reported)};
+}
+
+VerifiedCall verify_call(const AskedRun& asked, const EngineCall& call, const Build& b) { return verify_call(asked, call.output, b); }
+
 std::optional<std::string> missing_capability(const Build& b, const std::string& list, const std::string& name) {
   if (!b.version.is_object())
     return b.label + " build " + b.id + " is too old to ask: " +

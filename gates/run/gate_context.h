@@ -15,6 +15,7 @@
 #include "core/gate_profile.h"
 #include "core/gate_result.h"
 #include "core/progress.h"
+#include "core/ran_as_asked.h"
 
 namespace pfx::gates {
 
@@ -108,6 +109,17 @@ struct GateContext {
 // A check for an engine call that did not succeed: SKIPPED for exit 3, otherwise a FAIL that
 // cannot be waived (crash, hang, error, unreadable output).
 Check failed_call_check(const std::string& name, const EngineCall& call, const std::string& what);
+// A successful call of build `b` checked against what it was asked (core/ran_as_asked.h): the
+// verdict, whose reasons name the build ("the candidate ca4d1da7e000 was asked for …"), and the
+// evidence a check stores under metrics["ran"][role] so `landing import` can redo it.
+struct VerifiedCall {
+  RanAsAsked verdict;
+  nlohmann::json evidence;
+};
+VerifiedCall verify_call(const AskedRun& asked, const EngineCall& call, const Build& b);
+// The same for a call run otherwise (the timing gate's, under the tracer): `output` is what it
+// printed (printed_json_object; null when nothing).
+VerifiedCall verify_call(const AskedRun& asked, const nlohmann::json& output, const Build& b);
 // Reason the build cannot serve a gate (capability missing in `--version --json`), or nullopt.
 std::optional<std::string> missing_capability(const Build& b, const std::string& list, const std::string& name);
 // Asks the candidate build whether a GPU answers, with a short `prefill bench` on the profile's

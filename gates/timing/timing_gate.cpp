@@ -47,7 +47,7 @@ std::map<std::string, double> weight_bytes(const GateContext& ctx, const fs::pat
 
 void judge_timing_model(GateResult& r, const std::string& model_name, const std::vector<pfx::trace::TraceDiff>& diffs,
                         const TimingSettings& settings, int prompt, const json& code,
-                        const std::map<std::string, double>& role_weight_bytes) {
+                        const std::map<std::string, double>& role_weight_bytes, const json& ran) {
   TimingModel tm{model_name, prompt, pfx::trace::combine_repetitions(diffs)};
   if (tm.diff.per_pass)  // weight bytes are per pass; totals over a whole trace have no such count
     for (auto& role : tm.diff.roles) role.bytes = pfx::gates::role_weight_bytes(role_weight_bytes, role.key);
@@ -61,6 +61,7 @@ void judge_timing_model(GateResult& r, const std::string& model_name, const std:
   }
   m["sass"] = code.is_object() ? json{{"status", code.value("status", "unavailable")}, {"reason", code.value("reason", "")}}
                                : json{{"status", "unavailable"}, {"reason", "not looked up"}};
+  if (!ran.is_null()) m["ran"] = ran;
   auto checks = judge_timing_evidence(m, settings);
   json models = r.details.value("models", json::array());
   add_timing_output(r, m, models.size());
@@ -75,25 +76,33 @@ namespace {
 struct RunSettings {
   std::vector<std::string> models;
   int prompt = 512, reps = 5, warmup = 1;
-  std::string path, busy_range;
+  AskedRun ask;  // what every bench asks of either build (its path: gates.timing.path)
+  std::string busy_range;
 
   explicit RunSettings(const GateProfile& p)
       : models(p.strings("timing", "models")),
         prompt(static_cast<int>(p.integer("timing", "prompt_tokens", 512))),
         reps(static_cast<int>(std::max(1L, p.integer("timing", "reps", 5)))),
         warmup(static_cast<int>(p.integer("timing", "warmup", 1))),
-        path(p.string("timing", "path", "fast")),
+        ask(timing_ask(p)),
         busy_range(p.string("timing", "busy_range", "prefill")) {
     if (models.empty() && !p.string("ab", "model", "").empty()) models.push_back(p.string("ab", "model", ""));
   }
 };
 
+// What one model's traced runs reported they ran: the evidence per side and the verdicts together.
+struct RunsAsAsked {
+  json evidence = {{"baseline", json::array()}, {"candidate", json::array()}};
+  RanAsAsked verdict;
+};
+
 // One traced `prefill bench` of build `b` (`label`: baseline or candidate) under `landing trace`:
 // its summary (and its kernels' names into `code`), or nullopt after adding the check that says
-// why there is none.
+// why there is none. What the bench reported it ran (its JSON passes through the tracer's stdout)
+// joins `ran`; a run of anything but what was asked is such a check.
 std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::path& landing_exe, const RunSettings& s,
                                               const std::string& model_name, const fs::path& model, int rep, const Build& b,
-                                              const std::string& label, TraceCode& code, GateResult& r) {
+                                              const std::string& label, TraceCode& code, RunsAsAsked& ran, GateResult& r) {
   ctx.say(model_name + " rep " + std::to_string(rep + 1) + "/" + std::to_string(s.reps) + ": trace " + label);
   const fs::path out = ctx.work_dir / ("timing-" + model_name + "-" + std::to_string(rep) + "-" + label + ".json");
   fs::remove(out);
@@ -101,7 +110,7 @@ std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::
   spec.argv = {landing_exe.string(), "trace", "-o", out.string(), "--range", s.busy_range, "--skip", std::to_string(s.warmup), "--quiet", "--"};
   // The traced command: the same `prefill bench` the engine runner would run.
   const std::vector<std::string> bench = {b.prefill.string(), "bench", "--model", model.string(), "-p", std::to_string(s.prompt), "-r", "1",
-                                          "--warmup", std::to_string(s.warmup), "--path", s.path, "--json"};
+                                          "--warmup", std::to_string(s.warmup), "--path", s.ask.path, "--json"};
   spec.argv.insert(spec.argv.end(), bench.begin(), bench.end());
   spec.env = {{"PFX_FIXTURES", ctx.fixtures_dir.string()}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
   spec.timeout_s = ctx.deadline.remaining();
@@ -115,6 +124,13 @@ std::optional<pfx::trace::Summary> trace_side(const GateContext& ctx, const fs::
                            command);
     if (no_tracer) c.status = Status::Skipped;
     r.checks.push_back(c);
+    return std::nullopt;
+  }
+  const VerifiedCall verified = verify_call(s.ask, printed_json_object(p.out).value_or(json()), b);
+  ran.evidence[label].push_back(verified.evidence);
+  ran.verdict.add(verified.verdict);
+  if (!verified.verdict.ok()) {
+    r.checks.push_back(hard_failure(model_name, label + " traced bench: " + verified.verdict.reason(), command));
     return std::nullopt;
   }
   try {
@@ -135,7 +151,7 @@ bool time_model(const GateContext& ctx, const fs::path& landing_exe, const RunSe
   const auto model = ctx.model_or_check(r, model_name, model_name);
   if (!model) return false;
   // Untraced probe: does a GPU answer at all? (exit 3 → SKIPPED without involving the tracer)
-  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.path, ctx.deadline.remaining());
+  const auto probe = ctx.engine(ctx.candidate).bench(*model, {s.prompt}, 0, 1, 0, s.ask.path, ctx.deadline.remaining());
   if (!probe.ok()) {
     r.checks.push_back(failed_call_check(model_name, probe, "candidate bench probe"));
     return false;
@@ -143,14 +159,18 @@ bool time_model(const GateContext& ctx, const fs::path& landing_exe, const RunSe
   const auto role_bytes = weight_bytes(ctx, *model);
   std::vector<pfx::trace::TraceDiff> diffs;
   TraceCode code;  // kernel names → mangled names, roles → kernels, from the traces themselves
+  RunsAsAsked ran;
   for (int rep = 0; rep < s.reps; ++rep) {
-    const auto base = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.baseline, "baseline", code, r);
+    const auto base = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.baseline, "baseline", code, ran, r);
     if (!base) return false;
-    const auto cand = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.candidate, "candidate", code, r);
+    const auto cand = trace_side(ctx, landing_exe, s, model_name, *model, rep, ctx.candidate, "candidate", code, ran, r);
     if (!cand) return false;
     diffs.push_back(pfx::trace::diff_summaries(*base, *cand));
   }
-  judge_timing_model(r, model_name, diffs, settings, s.prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes);
+  const size_t first_check = r.checks.size();
+  judge_timing_model(r, model_name, diffs, settings, s.prompt, kernel_code_status(code, base_sass, cand_sass), role_bytes,
+                     ran.evidence);
+  for (size_t k = first_check; k < r.checks.size(); ++k) r.checks[k].reason += ran.verdict.note();  // what an older build cannot report
   launched.insert(code.candidate_launched.begin(), code.candidate_launched.end());
   return true;
 }

@@ -22,8 +22,9 @@ GateResult run_timing_gate(const GateContext& ctx, const std::filesystem::path& 
 // code changed (`code`, kernel_code.h; null: not known), judged by timing_judge.h into
 // details.models[], checks on `r` and its rows and tables (timing_report.h).
 // `role_weight_bytes`: weight bytes per GEMM role (role_bytes.h), for GB/s where times are per pass.
+// `ran`: what the traced runs reported they ran (timing_judge.h timing_ask), kept in the evidence.
 void judge_timing_model(GateResult& r, const std::string& model, const std::vector<pfx::trace::TraceDiff>& reps,
                         const TimingSettings& settings, int prompt_tokens, const nlohmann::json& code = nullptr,
-                        const std::map<std::string, double>& role_weight_bytes = {});
+                        const std::map<std::string, double>& role_weight_bytes = {}, const nlohmann::json& ran = nullptr);
 
 }  // namespace pfx::gates

@@ -46,6 +46,8 @@ TimingSettings timing_settings(const GateProfile& p) {
   return s;
 }
 
+AskedRun timing_ask(const GateProfile& p) { return {"bench", "cuda", p.string("timing", "path", "fast"), "", ""}; }
+
 void judge_timing_row(json& row, double alpha) {
   const auto a = samples(row, "baseline_samples_ns"), b = samples(row, "candidate_samples_ns");
   const double ma = median(a), mb = median(b);

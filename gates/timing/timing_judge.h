@@ -17,6 +17,7 @@
 
 #include "core/gate_profile.h"
 #include "core/gate_result.h"
+#include "core/ran_as_asked.h"
 
 namespace pfx::gates {
 
@@ -25,6 +26,12 @@ struct TimingSettings {
   nlohmann::json role_budgets = nlohmann::json::array();  // [{role: glob, max_regression_pct}]
 };
 TimingSettings timing_settings(const GateProfile& profile);
+
+// What every traced `prefill bench` asks of either build: gates.timing.path on CUDA (bench's
+// default backend), each build's default GEMM variant. A run that reports anything else stops its
+// model with a FAIL no waiver excuses; each model's evidence keeps what every run reported
+// (details.models[].ran: {baseline: [{asked, reported}], candidate: […]}) for `landing import`.
+AskedRun timing_ask(const GateProfile& profile);
 
 // Adds to `row`: baseline_ns, candidate_ns (medians), delta_ns, delta_pct, p_value, ci_pct and
 // verdict ("SLOWER", "FASTER", "SAME", "unchanged code", "added", "removed").

@@ -114,6 +114,18 @@ class Import : public pfx::test::TempDirTest {
     return "";
   }
   LandingRecord record() const { return read_landing_record(reports_ / kCand / "landing.json"); }
+  // The report's builds as their `--version --json` say (null: left as set up), and its gate
+  // profile where the test changes it.
+  void report_builds(const json& candidate_version, const json& baseline_version, const GateProfile* profile = nullptr) const {
+    auto rec = record();
+    if (profile) {
+      rec.profile = profile->data();
+      rec.profile_sha256 = profile->sha256();
+    }
+    if (!candidate_version.is_null()) rec.candidate["version"] = candidate_version;
+    if (!baseline_version.is_null()) rec.baseline["version"] = baseline_version;
+    Ledger(reports_).update(rec);
+  }
   GateResult gate(const std::string& name) const {
     const auto rec = record();
     const GateResult* g = rec.gate(name);
@@ -345,11 +357,7 @@ TEST_F(Import, ImportedFiguresAreRebuiltFromTheEvidence) {
 }
 
 TEST_F(Import, ParityMustCoverEveryGemmVariantOfTheCandidate) {
-  {
-    auto rec = record();
-    rec.candidate["version"] = {{"capabilities", {{"gemm_variants", {"pipelined", "fused"}}}}};
-    Ledger(reports_).update(rec);
-  }
+  report_builds({{"capabilities", {{"gemm_variants", {"pipelined", "fused"}}}}}, nullptr);
   auto r = bound("parity", "PASS");
   r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
   write("parity.json", r);
@@ -366,19 +374,26 @@ namespace {
 // capabilities.gemm_variants of a `--version --json`, as the report records a build's.
 json offering(const json& variants) { return {{"capabilities", {{"gemm_variants", variants}}}}; }
 
+// What a gate records of one call (core/ran_as_asked.h): what it asked and what the build reported.
+json ran(const json& asked, const json& reported) { return {{"asked", asked}, {"reported", reported}}; }
+
+// A parity check's logits metrics with the runs behind it, as the gate records them.
+json parity_metrics(json m, const std::string& reported_gemm, const std::string& file_says_asked) {
+  m["ran"] = {{"run", ran({{"gemm", file_says_asked}}, {{"backend", "cuda"}, {"path", "fast"}, {"gemm", reported_gemm}})},
+              {"reference", ran({{"path", "generic"}}, {{"backend", "cuda"}, {"path", "generic"}, {"gemm", ""}})}};
+  return m;
+}
+
 }  // namespace
 
 TEST_F(Import, AVariantTheBaselineOfferedIsSettledByThePlanNotByTheFile) {
   // The candidate dropped `staged`; the imported file claims it passed, with clean-looking metrics.
-  {
-    auto rec = record();
-    rec.candidate["version"] = offering({"fused", "pipelined"});
-    rec.baseline["version"] = offering({"fused", "pipelined", "staged"});
-    Ledger(reports_).update(rec);
-  }
+  report_builds(offering({"fused", "pipelined"}), offering({"fused", "pipelined", "staged"}));
   auto r = bound("parity", "PASS");
-  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("hello gemm=pipelined", "PASS", logits(1e-5)),
-                             check("ids", "PASS", logits(1e-5)), check("ids gemm=pipelined", "PASS", logits(1e-5)),
+  r["checks"] = json::array({check("hello", "PASS", parity_metrics(logits(1e-5), "fused", "")),
+                             check("hello gemm=pipelined", "PASS", parity_metrics(logits(1e-5), "pipelined", "pipelined")),
+                             check("ids", "PASS", parity_metrics(logits(1e-5), "fused", "")),
+                             check("ids gemm=pipelined", "PASS", parity_metrics(logits(1e-5), "pipelined", "pipelined")),
                              check("gemm=staged", "PASS", logits(0))});
   write("parity.json", r);
   EXPECT_NE(import(), kExitPass);
@@ -407,14 +422,7 @@ TEST_F(Import, ParityMustCoverTheBaselinesVariantsWhateverTheProfileNames) {
   const std::string at = "    max_rel_dev: 1.0e-3\n";
   text.replace(text.find(at), at.size(), at + "    gemm_variants: [fused]\n");
   const auto narrowed = GateProfile::parse(text, "landing.yaml");
-  {
-    auto rec = record();
-    rec.profile = narrowed.data();
-    rec.profile_sha256 = narrowed.sha256();
-    rec.candidate["version"] = offering({"fused", "pipelined"});
-    rec.baseline["version"] = offering({"fused", "pipelined"});
-    Ledger(reports_).update(rec);
-  }
+  report_builds(offering({"fused", "pipelined"}), offering({"fused", "pipelined"}), &narrowed);
   auto r = bound("parity", "PASS");
   r["binding"]["profile_sha256"] = narrowed.sha256();
   r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", logits(2e-5))});
@@ -426,4 +434,102 @@ TEST_F(Import, ParityMustCoverTheBaselinesVariantsWhateverTheProfileNames) {
   for (const auto& c : p.checks)
     if (has(c.reason, "missing from the imported result")) missing.push_back(c.name);
   EXPECT_EQ(missing, (std::vector<std::string>{"hello gemm=pipelined", "ids gemm=pipelined"}));
+}
+
+TEST_F(Import, AParityRunOfAnotherVariantThanThePlanAskedIsAFail) {
+  // The file's own "asked" says fused for the pipelined check, matching its report; the plan of the
+  // report's builds, not the file, says what that check asked. A waiver changes nothing.
+  std::string text = kProfile;
+  text.replace(text.find("waivers: []"), 11, "waivers:\n  - {gate: parity, match: '* gemm=pipelined', reason: known}");
+  const auto waiving = GateProfile::parse(text, "landing.yaml");
+  report_builds(offering({"fused", "pipelined"}), offering({"fused", "pipelined"}), &waiving);
+  auto r = bound("parity", "PASS");
+  r["binding"]["profile_sha256"] = waiving.sha256();
+  r["checks"] = json::array({check("hello", "PASS", parity_metrics(logits(1e-5), "fused", "")),
+                             check("hello gemm=pipelined", "PASS", parity_metrics(logits(1e-5), "fused", "fused")),
+                             check("ids", "PASS", parity_metrics(logits(1e-5), "fused", "")),
+                             check("ids gemm=pipelined", "PASS", parity_metrics(logits(1e-5), "pipelined", "pipelined"))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  for (const auto& c : p.checks) {
+    if (c.name != "hello gemm=pipelined") {
+      EXPECT_EQ(c.status, Status::Pass) << c.name << ": " << c.reason;
+      continue;
+    }
+    EXPECT_EQ(c.status, Status::Fail);
+    EXPECT_FALSE(c.waivable);
+    EXPECT_EQ(c.reason, "the candidate " + kCand + " was asked for gemm 'pipelined' (--gemm) but reports gemm 'fused'");
+  }
+}
+
+TEST_F(Import, AParityResultThatRecordsNoReportProvesNothing) {
+  // Written by a landing that did not check what the candidate ran: its logits alone are no proof.
+  report_builds(offering({"fused"}), nullptr);
+  auto r = bound("parity", "PASS");
+  r["checks"] = json::array({check("hello", "PASS", logits(1e-5)), check("ids", "PASS", parity_metrics(logits(1e-5), "fused", ""))});
+  write("parity.json", r);
+  EXPECT_EQ(import(), kExitFail);
+  const auto p = gate("parity");
+  EXPECT_EQ(p.checks.at(0).status, Status::Fail);
+  EXPECT_FALSE(p.checks.at(0).waivable);
+  EXPECT_TRUE(has(p.checks.at(0).reason, "the imported result records nothing of what the candidate " + kCand +
+                                             " reported it ran (its landing did not check it)"))
+      << p.checks.at(0).reason;
+  EXPECT_EQ(p.checks.at(1).status, Status::Pass) << p.checks.at(1).reason;
+}
+
+namespace {
+
+// An A/B result of 8 equal pairs whose every bench recorded what it reported; the candidate's
+// sample of pair `liar` (-1: none) says it ran `pipelined` instead of its default.
+json ab_result(json bound_result, int liar) {
+  const json asked = {{"subcommand", "bench"}, {"backend", "cuda"}, {"path", "fast"}};
+  const auto sample = [&](const std::string& gemm) {
+    return json{{"tps", {{"pp512", 1000.0}}}, {"ran", ran(asked, {{"backend", "cuda"}, {"path", "fast"}, {"gemm", gemm}})}};
+  };
+  json pairs = json::array();
+  for (int i = 0; i < 8; ++i)
+    pairs.push_back({{"baseline", sample("fused")}, {"candidate", sample(i == liar ? "pipelined" : "fused")}, {"throttled", false}});
+  bound_result["details"]["pairs"] = pairs;
+  bound_result["checks"] = json::array({{{"name", "ab"}, {"status", "PASS"}, {"reason", "claimed"}}});
+  return bound_result;
+}
+
+}  // namespace
+
+TEST_F(Import, AnAbSampleOfAnotherVariantFailsTheGate) {
+  report_builds(offering({"fused", "pipelined"}), offering({"fused", "pipelined"}));
+  write("ab.json", ab_result(bound("ab", "PASS"), 5));
+  import();
+  const auto ab = gate("ab");
+  EXPECT_EQ(ab.status, Status::Fail) << ab.reason;
+  EXPECT_FALSE(ab.checks.at(0).waivable);
+  EXPECT_EQ(ab.checks.at(0).reason, "the candidate " + kCand +
+                                        " was asked for gemm 'fused' (its default: the first of capabilities.gemm_variants) but "
+                                        "reports gemm 'pipelined'");
+}
+
+TEST_F(Import, AnAbResultWhoseEverySampleRanAsAskedIsJudgedByItsPairs) {
+  report_builds(offering({"fused", "pipelined"}), offering({"fused", "pipelined"}));
+  write("ab.json", ab_result(bound("ab", "PASS"), -1));
+  import();
+  EXPECT_EQ(gate("ab").status, Status::Pass) << gate("ab").reason;
+}
+
+TEST_F(Import, AGreedyStreamOfAnotherPathThanTheGateChoseIsAFail) {
+  // gates.greedy.backend is "auto": the result's details say the GPU host chose CUDA, fast path.
+  report_builds(offering({"fused"}), offering({"fused"}));
+  const json asked = {{"subcommand", "greedy"}, {"backend", "cuda"}, {"path", "fast"}};
+  json metrics = {{"baseline_ids", {1, 2, 3}}, {"candidate_ids", {1, 2, 3}}, {"baseline_text", "abc"}, {"candidate_text", "abc"}};
+  metrics["ran"] = {{"baseline", ran(asked, {{"backend", "cuda"}, {"path", "fast"}, {"gemm", "fused"}})},
+                    {"candidate", ran(asked, {{"backend", "cuda"}, {"path", "generic"}, {"gemm", "fused"}})}};
+  auto r = bound("greedy", "PASS");
+  r["details"]["backend"] = "cuda";
+  r["checks"] = json::array({check("hello", "PASS", metrics)});
+  write("greedy.json", r);
+  import();
+  const auto g = gate("greedy");
+  EXPECT_EQ(g.status, Status::Fail) << g.reason;
+  EXPECT_EQ(g.checks.at(0).reason, "the candidate " + kCand + " was asked for path 'fast' but reports path 'generic'");
 }

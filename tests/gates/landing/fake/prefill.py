@@ -16,7 +16,13 @@ and misbehaves on purpose as behaviour.json (next to it) says:
   dump_fails          `--dump-residual` runs exit 1
   flaky               the logits perturbation vanishes when --dump-residual is given
   gemm_variants       advertise capabilities.gemm_variants (default first); `--gemm` must name one
-  perturb_gemm        {variant: relative perturbation} of the fast path run with --gemm variant
+  perturb_gemm        {variant: relative perturbation} of the fast path on that GEMM variant
+  decode_graph        capabilities.decode_graph (default ["on", "off"], the default first; null: not
+                      advertised, as before the capability); `--decode-graph` must name one
+  ignore_gemm         accepts --gemm but runs (and reports) its default variant
+  ignore_path         accepts --path but runs (and reports) the fast path
+  misreport           {field: value} replaces fields of the logits/greedy/bench JSON (null: leaves
+                      the field out): a build that says it ran something other than it did
 
 For oracle prompts (fixtures/oracle/*.json, matched by token ids) `logits` returns the oracle's
 own logits, so the accuracy gate can be tested against the real references. Every call appends
@@ -81,6 +87,46 @@ def prompt_tokens(o):
         if "--no-bos" not in o:
             toks = [1] + toks
     return toks
+
+
+def cuda_path(o, backend):
+    """The CUDA path this run takes (what --path asked, unless ignore_path); "cpu" on the CPU."""
+    if backend != "cuda":
+        return "cpu"
+    return "fast" if B.get("ignore_path") else o.get("--path", "fast")
+
+
+def gemm_variant(o, path):
+    """The GEMM variant this run takes: --gemm (unless ignore_gemm), else the default; "" off the
+    fast path or where the build lists no variants."""
+    variants = B.get("gemm_variants", [])
+    gemm = o.get("--gemm")
+    if gemm is not None and (path != "fast" or gemm not in variants):
+        die("--gemm: %r is not a GEMM variant of this build" % gemm, 4)
+    if path != "fast" or not variants:
+        return ""
+    return variants[0] if gemm is None or B.get("ignore_gemm") else gemm
+
+
+def decode_graph(o, path):
+    """The decode launch this run takes: --decode-graph, else the default; "" off the fast path."""
+    values = B.get("decode_graph", ["on", "off"]) or []
+    value = o.get("--decode-graph")
+    if value is not None and (path != "fast" or value not in values):
+        die("--decode-graph: %r is not a value of this build" % value, 4)
+    if path != "fast" or not values:
+        return ""
+    return value or values[0]
+
+
+def answer(out):
+    """Prints a subcommand's JSON, fields replaced as `misreport` says."""
+    for field, value in B.get("misreport", {}).items():
+        if value is None:
+            out.pop(field, None)
+        else:
+            out[field] = value
+    print(json.dumps(out))
 
 
 def check_model(o):
@@ -154,7 +200,8 @@ def oracle_for(tokens):
 def logits(o):
     check_model(o)
     backend = need_backend(o)
-    path = o.get("--path", "fast") if backend == "cuda" else "cpu"
+    path = cuda_path(o, backend)
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("logits")
     toks = prompt_tokens(o)
     dump = o.get("--dump-residual")
@@ -174,27 +221,25 @@ def logits(o):
     if bias:
         for r in range(rows):
             vals[r * cols] += bias * scale
-    perturb = B.get("perturb_fast", 0.0)
-    gemm = o.get("--gemm")
-    if gemm is not None:
-        if path != "fast" or gemm not in B.get("gemm_variants", []):
-            die("--gemm: %r is not a GEMM variant of this build" % gemm, 4)
-        perturb += B.get("perturb_gemm", {}).get(gemm, 0.0)
+    perturb = B.get("perturb_fast", 0.0) + B.get("perturb_gemm", {}).get(gemm, 0.0)
     if path == "fast" and perturb and not (B.get("flaky") and dump is not None):
         for r in range(rows):
             vals[r * cols + 1] += perturb * scale
     if path == "fast" and B.get("nan_fast"):
         vals[cols + 2] = float("nan")
     write_npy(o["--out"], rows, cols, vals)
-    out = {"tokens": toks, "backend": backend, "path": path, "shape": [rows, cols], "logits_sha256": "fake"}
+    out = {"tokens": toks, "backend": backend, "path": path, "gemm": gemm, "decode_graph": graph, "shape": [rows, cols],
+           "logits_sha256": "fake"}
     if dump is not None:
         out["residual_dump"] = dump
-    print(json.dumps(out))
+    answer(out)
 
 
 def greedy(o):
     check_model(o)
     backend = need_backend(o)
+    path = cuda_path(o, backend)
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("greedy")
     toks = prompt_tokens(o)
     n = int(o.get("-n", "16"))
@@ -206,15 +251,20 @@ def greedy(o):
     if d is not None and d >= 0:
         ids = ids[:d] + [(i + 1) % VOCAB for i in ids[d:]]
     text = "".join(chr(97 + i % 26) for i in ids)
-    out = {"prompt_ids": toks, "generated_ids": ids, "text": text, "backend": backend,
-           "path": o.get("--path", "fast") if backend == "cuda" else "cpu", "ids_sha256": "fake"}
-    print(json.dumps(out) if "--json" in o else text)
+    out = {"prompt_ids": toks, "generated_ids": ids, "text": text, "backend": backend, "path": path, "gemm": gemm,
+           "decode_graph": graph, "ids_sha256": "fake"}
+    if "--json" in o:
+        answer(out)
+    else:
+        print(text)
 
 
 def bench(o):
     check_model(o)
     if not B.get("cuda", True):
         die("bench: no usable CUDA GPU here", 3)
+    path = cuda_path(o, "cuda")
+    gemm, graph = gemm_variant(o, path), decode_graph(o, path)
     misbehave("bench")
     reps = int(o.get("-r", "5"))
     rng = random.Random(os.urandom(8))
@@ -226,8 +276,8 @@ def bench(o):
         sd = math.sqrt(sum((t - mean) ** 2 for t in tps) / max(1, len(tps) - 1))
         results.append({"test": "pp%d" % p, "n_prompt": p, "n_gen": 0, "reps": reps, "samples_tps": tps,
                         "mean_tps": mean, "stddev_tps": sd, "samples_ms": ms})
-    print(json.dumps({"device": {"name": "Fake GPU", "sm_clock_mhz": 1980}, "path": o.get("--path", "fast"),
-                      "model": o["--model"], "results": results}))
+    answer({"device": {"name": "Fake GPU", "sm_clock_mhz": 1980}, "backend": "cuda", "path": path, "gemm": gemm,
+            "decode_graph": graph, "model": o["--model"], "results": results})
 
 
 def synth(o):
@@ -262,6 +312,8 @@ def main():
             caps["residual_dump"] = "blk.N.posP.npy"
         if "gemm_variants" in B:
             caps["gemm_variants"] = B["gemm_variants"]
+        if B.get("decode_graph", ["on", "off"]) is not None:
+            caps["decode_graph"] = B.get("decode_graph", ["on", "off"])
         print(json.dumps({"name": "prefill", "version": B.get("version", "0.1.0"), "commit": fake_commit(), "dirty": False,
                           "capabilities": caps}))
         return
