@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "trace/json_fields.h"
@@ -30,6 +31,12 @@ std::uint64_t interval_union_ns(std::vector<std::pair<std::uint64_t, std::uint64
   }
   if (open) total += cur_end - cur_start;
   return total;
+}
+
+std::uint64_t own_time_ns(const TraceKernel& k, std::uint64_t& stream_end) {
+  const std::uint64_t from = std::max(k.start_ns, stream_end);
+  stream_end = std::max(stream_end, k.end_ns);
+  return k.end_ns > from ? k.end_ns - from : 0;
 }
 
 namespace {
@@ -78,8 +85,9 @@ Summary summarize(const Trace& trace, const std::string& source, const SummaryOp
 
   std::map<std::string, KernelStats> kernels;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> busy_intervals;
-  for (const TraceKernel& k : trace.kernels) {
-    const std::uint64_t ns = k.duration_ns();
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> stream_end;  // (device, context, stream)
+  for (const TraceKernel& k : trace.kernels) {  // sorted by start
+    const std::uint64_t ns = own_time_ns(k, stream_end[{k.device, k.context, k.stream}]);
     s.kernel_count += 1;
     s.total_kernel_ns += ns;
     KernelStats& ks = kernels[k.name];

@@ -7,6 +7,13 @@
 // a uint64 payload divided by the inclusive kernel time of those same ranges.
 // Busy time: the union of the execution intervals of kernels launched under a range named
 // `busy_range` (overlapping kernels on several streams count once).
+// A kernel's time is its OWN time (own_time_ns): from its start, or from the end of the kernel
+// before it on the same stream if that is later, to its end. Kernels of one stream overlap only
+// under programmatic dependent launch, where a kernel's blocks start early and mostly wait
+// (griddepcontrol.wait) for the kernel before it: that wait is the earlier kernel's time, so the
+// times of one stream add up to its busy time instead of counting the overlap twice (a PDL build's
+// roles grew 30-350% on raw durations while the pass got faster: docs/perf-h200.md, session 9).
+// Kernels on different streams overlap for real and each keeps its whole time.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -18,6 +25,9 @@
 #include "trace/trace_model.h"
 
 namespace pfx::trace {
+
+// `k`'s own time given the latest end of the kernels before it on its stream (updated).
+std::uint64_t own_time_ns(const TraceKernel& k, std::uint64_t& stream_end);
 
 struct SummaryOptions {
   std::string busy_range = "prefill";
@@ -53,7 +63,7 @@ struct BusyTime {
   bool found = false;          // some range had that name
   std::uint64_t passes = 0;    // how many
   std::uint64_t kernels = 0;   // kernels launched under one
-  std::uint64_t kernel_ns = 0; // their summed durations
+  std::uint64_t kernel_ns = 0; // their summed own times
   std::uint64_t union_ns = 0;  // union of their intervals
 };
 

@@ -105,6 +105,34 @@ TEST(Summary, BusyTimeIsTheUnionInsidePrefill) {
   EXPECT_EQ(other.busy.union_ns, 6000u);
 }
 
+// Programmatic dependent launch: a kernel of the same stream that starts before the one before it
+// ends is charged only from that end (its blocks were waiting); another stream's overlap is real.
+TEST(Summary, OverlapOnOneStreamIsChargedOnceOverlapAcrossStreamsTwice) {
+  Trace t;
+  auto add = [&](const char* name, std::uint32_t stream, std::uint64_t start, std::uint64_t end) {
+    TraceKernel k;
+    k.name = k.mangled = name;
+    k.stream = stream;
+    k.start_ns = start;
+    k.end_ns = end;
+    t.kernels.push_back(k);
+  };
+  add("gemv_q", 7, 1000, 2000);
+  add("gemv_k", 7, 1500, 2600);  // PDL: started while gemv_q ran; its own time is 2000..2600
+  add("side", 8, 1800, 2200);    // another stream: all 400 ns its own
+  add("gemv_v", 7, 1900, 2400);  // inside gemv_k's interval on stream 7: no time of its own
+  add("gemv_o", 7, 3000, 3500);  // after a gap: its whole duration
+  const Summary s = summarize(t, "pdl");
+  EXPECT_EQ(kernel(s, "gemv_q").total_ns, 1000u);
+  EXPECT_EQ(kernel(s, "gemv_k").total_ns, 600u);
+  EXPECT_EQ(kernel(s, "side").total_ns, 400u);
+  EXPECT_EQ(kernel(s, "gemv_v").total_ns, 0u);
+  EXPECT_EQ(kernel(s, "gemv_o").total_ns, 500u);
+  // Stream 7's own times add up to its busy time (1000..2600 and 3000..3500).
+  EXPECT_EQ(s.total_kernel_ns, 1000u + 600u + 400u + 0u + 500u);
+  EXPECT_EQ(interval_union_ns({{1000, 2000}, {1500, 2600}, {1900, 2400}, {3000, 3500}}), 2100u);
+}
+
 TEST(Summary, ProgramsWithoutNvtxAreSummarizedPerKernel) {
   Summary s = summary_of("no_nvtx.trace.json");
   EXPECT_EQ(s.kernel_count, 3u);
