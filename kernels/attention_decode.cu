@@ -23,7 +23,6 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 
 namespace pfx::kernels {
 
@@ -95,8 +94,6 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
                         const uint16_t* __restrict__ v_cache, float* __restrict__ part, int H, int Hkv, int p0_arg,
                         const int* __restrict__ p0_dev, int max_ctx, int target_blocks, float scale_log2) {
   using Cfg = DecodeCfg<HD>;
-  dev::pdl_launch_dependents();
-  dev::pdl_wait();  // launched as a programmatic dependent (kernels/pdl_launch.h): q and the cache are RoPE's
   __shared__ float s_m[Cfg::kGroups], s_l[Cfg::kGroups];
   __shared__ float s_acc[Cfg::kGroups][HD];
   const int split = blockIdx.x, h = blockIdx.y, t = blockIdx.z;
@@ -218,7 +215,6 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
                           const int* __restrict__ p0_dev, int max_ctx, int target_blocks) {
   using Cfg = DecodeCfg<HD>;
   dev::pdl_launch_dependents();  // attn_output's GEMV may start fetching weights (kernels/ptx.cuh)
-  dev::pdl_wait();               // launched as a programmatic dependent: the partials are the split kernel's
   const int h = blockIdx.x, t = blockIdx.y, d = threadIdx.x;
   const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.y);
   if (decode_context_invalid(p0, T, max_ctx)) {  // visible, never an out-of-bounds read
@@ -267,12 +263,12 @@ void launch_decode(const AttentionArgs& a, float* part, cudaStream_t stream) {
   const int rows = a.T * a.H;
   const int grid_splits = a.p0_dev ? decode_split_plan<HD>(rows, a.max_ctx, target_blocks).bound
                                    : decode_split_plan<HD>(rows, a.p0 + a.T, target_blocks).n_splits;
-  detail::launch_pdl(k_attn_decode_split<HD>, dim3(grid_splits, a.H, a.T), dim3(Cfg::kThreads), 0, stream, a.q16,
-                     a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
-                     detail::attention_score_scale(HD));
+  k_attn_decode_split<HD><<<dim3(grid_splits, a.H, a.T), Cfg::kThreads, 0, stream>>>(
+      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
+      detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
-  detail::launch_pdl(k_attn_decode_combine<HD>, dim3(a.H, a.T), dim3(Cfg::kCombineThreads), 0, stream,
-                     static_cast<const float*>(part), a.o16, a.H, a.p0, a.p0_dev, a.max_ctx, target_blocks);
+  k_attn_decode_combine<HD><<<dim3(a.H, a.T), Cfg::kCombineThreads, 0, stream>>>(part, a.o16, a.H, a.p0, a.p0_dev,
+                                                                                  a.max_ctx, target_blocks);
   CUDA_CHECK_LAUNCH();
 }
 

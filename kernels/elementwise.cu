@@ -8,7 +8,6 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 
 namespace pfx::kernels {
 
@@ -25,7 +24,6 @@ __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     k_elementwise_silu_mul(const float* __restrict__ g, const float* __restrict__ u, uint16_t* __restrict__ a,
                            int64_t n, int64_t n_vec) {
   dev::pdl_launch_dependents();  // a decode GEMV after it may start fetching weights (kernels/ptx.cuh)
-  dev::pdl_wait();               // launch_vector_loop launches programmatic dependents
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     const float4 gv = reinterpret_cast<const float4*>(g)[i];
     const float4 uv = reinterpret_cast<const float4*>(u)[i];
@@ -40,7 +38,6 @@ PFX_KERNEL_LAUNCH_INFO("k_elementwise_silu_mul", ElementwiseCfg::kThreads, 0);
 
 __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     k_elementwise_add_f32(float* __restrict__ x, const float* __restrict__ y, int64_t n, int64_t n_vec) {
-  dev::pdl_wait();  // launch_vector_loop launches programmatic dependents
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     float4 a = reinterpret_cast<float4*>(x)[i];
     const float4 b = reinterpret_cast<const float4*>(y)[i];
@@ -56,7 +53,6 @@ PFX_KERNEL_LAUNCH_INFO("k_elementwise_add_f32", ElementwiseCfg::kThreads, 0);
 
 __global__ void __launch_bounds__(ElementwiseCfg::kThreads)
     k_elementwise_f32_to_f16(const float* __restrict__ in, uint16_t* __restrict__ out, int64_t n, int64_t n_vec) {
-  dev::pdl_wait();  // launch_vector_loop launches programmatic dependents
   for (int64_t i = thread_index(); i < n_vec; i += grid_stride()) {
     const float4 v = reinterpret_cast<const float4*>(in)[i];
     uint2 o;
@@ -79,9 +75,8 @@ void check_n(const char* who, int64_t n) { detail::require(n >= 1, who, ": n=", 
 // the nv vectors, or for the n scalars when the pointers allow no vector loop.
 template <class... Params, class... Pointers>
 void launch_vector_loop(void (*kernel)(Params...), int64_t n, int64_t nv, cudaStream_t stream, Pointers... ptrs) {
-  // Programmatic dependents (kernels/pdl_launch.h): every kernel launched here waits (pdl_wait) first.
-  detail::launch_pdl(kernel, dim3(detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads)),
-                     dim3(ElementwiseCfg::kThreads), 0, stream, ptrs..., n, nv);
+  kernel<<<detail::grid_for(nv > 0 ? nv : n, ElementwiseCfg::kThreads), ElementwiseCfg::kThreads, 0, stream>>>(ptrs..., n,
+                                                                                                              nv);
   CUDA_CHECK_LAUNCH();
 }
 }  // namespace

@@ -13,7 +13,6 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 #include "kernels/plant_spin.cuh"
 
 namespace pfx::kernels {
@@ -123,7 +122,6 @@ __global__ void __launch_bounds__(RmsnormRowCfg::kThreads)
                   float eps) {
   PFX_PLANT_SPIN();  // calibration builds only (kernels/plant_spin.cuh)
   dev::pdl_launch_dependents();  // the decode GEMV after it may start fetching weights (kernels/ptx.cuh)
-  dev::pdl_wait();               // launched as a programmatic dependent: x is the previous kernels'
   extern __shared__ float4 row_s[];  // the row, D / 4 float4
   __shared__ float r_s;
   const int t = static_cast<int>(blockIdx.x), n4 = D / RmsnormWarpCfg::kVec;
@@ -176,8 +174,8 @@ void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int 
   const char* why = rmsnorm_fast_unsupported_reason(x, w, out, D);
   detail::require(why == nullptr, "rmsnorm_f32_to_f16_fast: ", why ? why : "", " (D=", D, ")");
   if (T < RmsnormRowCfg::kMaxRows && D <= RmsnormRowCfg::kMaxD) {
-    detail::launch_pdl(k_rmsnorm_row, dim3(static_cast<unsigned>(T)), dim3(RmsnormRowCfg::kThreads),
-                       static_cast<size_t>(D) * 4, stream, x, w, out, D, eps);
+    k_rmsnorm_row<<<static_cast<unsigned>(T), RmsnormRowCfg::kThreads, static_cast<size_t>(D) * 4, stream>>>(x, w, out,
+                                                                                                             D, eps);
     CUDA_CHECK_LAUNCH();
     return;
   }

@@ -12,7 +12,6 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 
 namespace pfx::kernels {
 
@@ -133,8 +132,6 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
                  const float* __restrict__ v32, int64_t ld_v, uint16_t* __restrict__ q16, uint16_t* __restrict__ k_cache,
                  uint16_t* __restrict__ v_cache, int H, int Hkv, int hd, int p0_arg, const int* __restrict__ p0_dev,
                  int max_ctx, RopeArgs rope) {
-  dev::pdl_launch_dependents();
-  dev::pdl_wait();  // launched as a programmatic dependent (kernels/pdl_launch.h): q/k/v are the GEMMs'.
   __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
   const int t = blockIdx.x;
   const int p0 = p0_dev ? *p0_dev : p0_arg;
@@ -237,9 +234,9 @@ void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cuda
 void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream) {
   check_shape("rope_store_qkv_fused", s, /*device_position=*/true);
   check_io("rope_store_qkv_fused", in, out, s, true);
-  detail::launch_pdl(k_rope_fused, dim3(static_cast<unsigned>(s.T)), dim3(RopeCfg::kThreads), 0, stream, in.q32,
-                     in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16, out.k_cache, out.v_cache, s.H, s.Hkv, s.hd,
-                     s.p0, s.p0_dev, s.max_ctx, rope_args(s));
+  k_rope_fused<<<s.T, RopeCfg::kThreads, 0, stream>>>(in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16,
+                                                      out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0, s.p0_dev,
+                                                      s.max_ctx, rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 
