@@ -86,7 +86,6 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
   const uint32_t empty0 = full0 + 8 * S;                          // [S + 1]: S is the spare
   const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
   const int tiles = p.m_tiles * p.t_tiles;  // m_tiles: 64-row panels here
-  pdl_launch_dependents();
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
@@ -108,29 +107,17 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
         bulk_copy_g2s(wdst + L::kQuantBytes, p.w + ws_scale_offset<L>(pair, kt, p.n_groups) + panel * L::kScaleBytes,
                       L::kScaleBytes, bar);
     };
-    // Programmatic dependent launch: the first k-tiles' weights before pdl_wait, X after it.
-    const int early = blockIdx.x < tiles ? min(S, p.nk) : 0;
-    for (int kt = 0; kt < early; ++kt) {
-      mbar_arrive_expect_tx(full0 + 8 * kt, Cfg::kTxBytes);
-      load_w(blockIdx.x % p.m_tiles, kt, kt, full0 + 8 * kt);
-    }
-    pdl_wait();
-    for (int kt = 0; kt < early; ++kt)
-      tma_load_2d(smem_addr(xs + kt * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, (blockIdx.x / p.m_tiles) * BN,
-                  full0 + 8 * kt);
     int stage = 0;
     uint32_t phase = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
       for (int kt = 0; kt < p.nk; ++kt) {
-        if (tile != static_cast<int>(blockIdx.x) || kt >= early) {
-          mbar_wait(empty0 + 8 * stage, phase ^ 1);
-          PFX_RACE_STRESS_POINT(1);
-          const uint32_t bar = full0 + 8 * stage;
-          mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
-          tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
-          load_w(mt, kt, stage, bar);
-        }
+        mbar_wait(empty0 + 8 * stage, phase ^ 1);
+        PFX_RACE_STRESS_POINT(1);
+        const uint32_t bar = full0 + 8 * stage;
+        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
+        load_w(mt, kt, stage, bar);
         if (++stage == S) stage = 0, phase ^= 1;
       }
       ws_prefetch_old_tile(p, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
@@ -138,7 +125,6 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
     return;
   }
 
-  pdl_wait();
   setmaxnreg_inc<Cfg::kConsumerRegs>();
   const int c = wg - 1, warp = tid >> 5, lane = tid & 31, quad0 = lane & ~3;
   const uint32_t a0 = smem_addr(as);

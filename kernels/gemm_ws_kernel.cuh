@@ -257,7 +257,6 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   const uint32_t empty0 = full0 + 8 * S;                          // [S + 1] mbarriers (S: see `prev`)
   const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
   const int tiles = p.m_tiles * p.t_tiles;
-  pdl_launch_dependents();  // the next GEMM's CTAs may take each SM this one leaves, and load weights
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
@@ -269,37 +268,20 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   if (wg == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();
     if (tid != 0) return;
-    const auto load_w = [&](int mt, int kt, int stage, uint32_t bar) {
-      const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
-      bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups), 2 * L::kQuantBytes, bar);
-      if constexpr (L::kScaleBytes > 0)
-        bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
-    };
-    // Programmatic dependent launch (launch_pdl): the weights of the first tile's first k-tiles go
-    // into the (empty) ring while the kernel before this one still runs; X, which that kernel
-    // writes, only after pdl_wait. Those k-tiles are skipped in the loop below.
-    const int early = blockIdx.x < tiles ? min(S, p.nk) : 0;
-    for (int kt = 0; kt < early; ++kt) {
-      mbar_arrive_expect_tx(full0 + 8 * kt, Cfg::kTxBytes);
-      load_w(blockIdx.x % p.m_tiles, kt, kt, full0 + 8 * kt);
-    }
-    pdl_wait();
-    for (int kt = 0; kt < early; ++kt)
-      tma_load_2d(smem_addr(xs + kt * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, (blockIdx.x / p.m_tiles) * BN,
-                  full0 + 8 * kt);
     int stage = 0;
     uint32_t phase = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
       for (int kt = 0; kt < p.nk; ++kt) {
-        if (tile != static_cast<int>(blockIdx.x) || kt >= early) {
-          mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
-          PFX_RACE_STRESS_POINT(1);
-          const uint32_t bar = full0 + 8 * stage;
-          mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
-          tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
-          load_w(mt, kt, stage, bar);
-        }
+        mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
+        PFX_RACE_STRESS_POINT(1);
+        const uint32_t bar = full0 + 8 * stage;
+        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
+        const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
+        bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups), 2 * L::kQuantBytes, bar);
+        if constexpr (L::kScaleBytes > 0)
+          bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
         if (++stage == S) stage = 0, phase ^= 1;
       }
       ws_prefetch_old_tile(p, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
@@ -307,7 +289,6 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     return;
   }
 
-  pdl_wait();  // the epilogue writes (and AccumulateF32 reads) Y, which earlier kernels may use
   setmaxnreg_inc<Cfg::kConsumerRegs>();
   const int panel = wg - 1, warp = tid >> 5, lane = tid & 31;
   WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, tid, lane);

@@ -16,7 +16,6 @@
 #include "kernels/gemm_ws_internal.h"
 #include "kernels/gemm_ws_kernel.cuh"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 #include "util/error.h"
 
 namespace pfx::kernels::dev {
@@ -104,8 +103,7 @@ void launch_ws(const detail::WsLaunch& a) {
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
-  // A programmatic dependent (kernels/pdl_launch.h): it starts as the kernel before it drains.
-  detail::launch_pdl(k_gemm_ws<kType, kBN>, dim3(grid), dim3(Cfg::kThreads), Cfg::kSmemBytes, a.stream, map, p);
+  k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -130,7 +128,7 @@ void launch_ws_a64(const detail::WsLaunch& a) {
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, Cfg::BN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
-  detail::launch_pdl(k_gemm_ws_a64<kType>, dim3(grid), dim3(Cfg::kThreads), Cfg::kSmemBytes, a.stream, map, p);
+  k_gemm_ws_a64<kType><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
 

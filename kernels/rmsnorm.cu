@@ -78,7 +78,6 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
     k_rmsnorm_warp(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T, int D,
                    float eps) {
   PFX_PLANT_SPIN();  // calibration builds only (kernels/plant_spin.cuh)
-  dev::pdl_launch_dependents();  // the GEMM after it may start loading weights (kernels/ptx.cuh)
   const int lane = threadIdx.x % 32;
   const int t = blockIdx.x * RmsnormWarpCfg::kRowsPerBlock + threadIdx.x / 32;
   if (t >= T) return;  // whole warp leaves together; no block barrier below
