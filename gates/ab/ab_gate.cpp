@@ -113,9 +113,9 @@ class Bencher {
       s.min_clock = s.max_clock = device[contract::field::kSmClockMhz].get<unsigned>();
     return s;
   }
-  std::string command(const Build& b) const {
-    return ctx_.engine(b).bench(model_, prompts_, gen_, reps_, 0, path_, 0.001).command;  // only for the text
-  }
+  // The text only: the bench is not run (it used to be, with a 1 ms timeout, which sometimes
+  // left a call in a fake build's log and made AbRanAsAsked flaky).
+  std::string command(const Build& b) const { return ctx_.engine(b).bench_command(model_, prompts_, gen_, reps_, 0, path_); }
   // What the runs could not verify (an older baseline's bench): "; not verified: …".
   std::string notes() const { return verdicts_.note(); }
 

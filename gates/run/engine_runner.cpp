@@ -122,14 +122,28 @@ EngineCall EngineRunner::greedy(const fs::path& model, const PromptInput& in, in
   return call(a, timeout_s, true);
 }
 
-EngineCall EngineRunner::bench(const fs::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,
-                               int warmup, const std::string& path, double timeout_s,
-                               const std::function<void()>& on_tick) const {
+namespace {
+std::vector<std::string> bench_args(const fs::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,
+                                    int warmup, const std::string& path) {
   std::vector<std::string> a = {"bench", "--model", model.string(), "-p", join_ints(prompt_lengths),
                                 "-r", std::to_string(reps), "--warmup", std::to_string(warmup), "--json"};
   if (n_gen > 0) a.insert(a.end(), {"-n", std::to_string(n_gen)});  // no decode test unless asked
   if (!path.empty()) a.insert(a.end(), {"--path", path});
-  return call(a, timeout_s, true, on_tick);
+  return a;
+}
+}  // namespace
+
+EngineCall EngineRunner::bench(const fs::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,
+                               int warmup, const std::string& path, double timeout_s,
+                               const std::function<void()>& on_tick) const {
+  return call(bench_args(model, prompt_lengths, n_gen, reps, warmup, path), timeout_s, true, on_tick);
+}
+
+std::string EngineRunner::bench_command(const fs::path& model, const std::vector<int>& prompt_lengths, int n_gen,
+                                        int reps, int warmup, const std::string& path) const {
+  std::vector<std::string> argv = {prefill_.string()};
+  for (auto& a : bench_args(model, prompt_lengths, n_gen, reps, warmup, path)) argv.push_back(std::move(a));
+  return shell_join(argv, env_);
 }
 
 EngineCall EngineRunner::synth(const fs::path& profile, const fs::path& out, long seed, double timeout_s) const {

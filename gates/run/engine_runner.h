@@ -55,6 +55,9 @@ class EngineRunner {
   EngineCall bench(const std::filesystem::path& model, const std::vector<int>& prompt_lengths, int n_gen, int reps,
                    int warmup, const std::string& path, double timeout_s,
                    const std::function<void()>& on_tick = {}) const;
+  // The command line bench() would run (EngineCall::command), without running anything.
+  std::string bench_command(const std::filesystem::path& model, const std::vector<int>& prompt_lengths, int n_gen,
+                            int reps, int warmup, const std::string& path) const;
   EngineCall synth(const std::filesystem::path& profile, const std::filesystem::path& out, long seed,
                    double timeout_s) const;
   // Any subcommand; `json_output` parses the first JSON object line of stdout.
