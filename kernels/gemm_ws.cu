@@ -136,11 +136,9 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
 // (the time of one tile on its SMs, ∝ BN / sms_per_tile) × the variant's cost per MMA, measured on
 // the H200 (docs/gemm-fast.md): the 128-token tile issues ~1.3× the instructions per MMA the
 // tensor cores absorb (462 vs 660 TFLOP/s per full machine for q4_K); the cluster variants are
-// left out of the choice until they are measured faster (their first build ran at ~250). The
-// 64-row shared-A variant (ws_a64_n256: 256 tokens, the decode split over both warpgroups) costs
-// like a 256-token tile of half the rows; it stays out of the choice until the H200 has timed it
-// (kPickSharedA).
-constexpr bool kPickSharedA = false;
+// left out of the choice until they are measured faster (their first build ran at ~250), and so is
+// the 64-row shared-A variant (ws_a64_n256), timed slower than ws_n128 at every T = 512 shape
+// (docs/gemm-fast.md, session 9: L2-bound).
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
   const auto& vs = gemm_ws_variants(ggml_type);
   const int64_t sms = sm_count();
@@ -148,12 +146,11 @@ int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
   double best_cost = 1e300;
   for (size_t i = 0; i < vs.size(); ++i) {
     const WsVariantInfo& v = vs[i];
-    const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
+    const int64_t tiles = (out_rows + 127) / 128 * ((T + v.tile_n - 1) / v.tile_n);
     const int64_t slots = sms * v.ctas_per_sm / v.sms_per_tile;
-    if (v.sms_per_tile != 1 || (v.tile_m != 128 && !kPickSharedA)) continue;
-    const double per_mma = v.tile_n < 256 && v.tile_m == 128 ? 1.3 : 1.0;
-    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.tile_m / 128.0 * v.ctas_per_sm /
-                        v.sms_per_tile * per_mma;
+    if (v.sms_per_tile != 1 || v.tile_m != 128) continue;
+    const double per_mma = v.tile_n < 256 ? 1.3 : 1.0;
+    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.ctas_per_sm / v.sms_per_tile * per_mma;
     if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
   }
   return best;
