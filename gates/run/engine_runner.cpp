@@ -64,8 +64,7 @@ EngineCall EngineRunner::call(std::vector<std::string> args, double timeout_s, b
                               const std::function<void()>& on_tick) const {
   EngineCall c;
   ProcessSpec spec;
-  spec.argv = {prefill_.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.argv = argv_of(std::move(args));
   spec.env = env_;
   spec.timeout_s = timeout_s;
   spec.on_tick = on_tick;
@@ -141,9 +140,12 @@ EngineCall EngineRunner::bench(const fs::path& model, const std::vector<int>& pr
 
 std::string EngineRunner::bench_command(const fs::path& model, const std::vector<int>& prompt_lengths, int n_gen,
                                         int reps, int warmup, const std::string& path) const {
-  std::vector<std::string> argv = {prefill_.string()};
-  for (auto& a : bench_args(model, prompt_lengths, n_gen, reps, warmup, path)) argv.push_back(std::move(a));
-  return shell_join(argv, env_);
+  return shell_join(argv_of(bench_args(model, prompt_lengths, n_gen, reps, warmup, path)), env_);
+}
+
+std::vector<std::string> EngineRunner::argv_of(std::vector<std::string> args) const {
+  args.insert(args.begin(), prefill_.string());
+  return args;
 }
 
 EngineCall EngineRunner::synth(const fs::path& profile, const fs::path& out, long seed, double timeout_s) const {

@@ -67,6 +67,7 @@ class EngineRunner {
   const std::filesystem::path& prefill() const { return prefill_; }
 
  private:
+  std::vector<std::string> argv_of(std::vector<std::string> args) const;  // the prefill binary, then args
   std::filesystem::path prefill_;
   std::map<std::string, std::string> env_;
 };
