@@ -207,6 +207,9 @@ const char* gemv_kernel_name(GemvKernel k) {
     case GemvKernel::DirectW4: return "direct_w4";
     case GemvKernel::DirectW8: return "direct_w8";
     case GemvKernel::DirectW16: return "direct_w16";
+    case GemvKernel::StreamW4: return "stream_w4";
+    case GemvKernel::StreamW8: return "stream_w8";
+    case GemvKernel::StreamW16: return "stream_w16";
     case GemvKernel::SeqD2: return "seq_d2";
     case GemvKernel::SeqD4: return "seq_d4";
   }
@@ -216,13 +219,15 @@ const char* gemv_kernel_name(GemvKernel k) {
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
   switch (ggml_type) {
     case kQ4K:
-      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::DirectW16,
-              GemvKernel::SeqD2, GemvKernel::SeqD4};
+      return {GemvKernel::Staged,    GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
+              GemvKernel::DirectW16, GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::StreamW16,
+              GemvKernel::SeqD2,     GemvKernel::SeqD4};
     case kQ6K:
-      return {GemvKernel::Staged, GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
-              GemvKernel::SeqD2, GemvKernel::SeqD4};
+      return {GemvKernel::Staged,   GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
+              GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::SeqD2,    GemvKernel::SeqD4};
     case kQ5K:
-      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::SeqD2};
+      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
+              GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::SeqD2};
     case kQ8_0:
     case kF16: return {GemvKernel::Staged};
     default: return {};
@@ -244,6 +249,61 @@ void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_
 void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
                cudaStream_t stream) {
   gemv_fast_kernel(GemvKernel::Auto, w, x16, T, y, epilogue, stream);
+}
+
+namespace {
+// The grouped launches run gemv_fast's T = 1 kernel (the direct one) on its K-quant types.
+std::string direct_reason(const QuantMatrixView& w, int64_t T) {
+  if (T != 1) return "T = " + std::to_string(T) + ": grouped decode launches take one token";
+  if (w.ggml_type != kQ4K && w.ggml_type != kQ5K && w.ggml_type != kQ6K)
+    return std::string(quant::traits(w.ggml_type) ? quant::traits(w.ggml_type)->name : "unknown type") +
+           ": grouped decode launches take q4_K, q5_K, q6_K";
+  return gemv_fast_unsupported_reason(w, T);
+}
+}  // namespace
+
+std::string gemv_fast_group_unsupported_reason(const std::vector<GemvOutput>& parts, int64_t T) {
+  if (parts.empty() || parts.size() > static_cast<size_t>(kGemvMaxParts))
+    return std::to_string(parts.size()) + " matrices: a grouped launch takes 1.." + std::to_string(kGemvMaxParts);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (const std::string why = direct_reason(parts[i].w, T); !why.empty()) return "part " + std::to_string(i) + ": " + why;
+    const QuantMatrixView &w = parts[i].w, &w0 = parts[0].w;
+    if (w.ggml_type != w0.ggml_type || w.cols != w0.cols)
+      return "part " + std::to_string(i) + " differs from part 0 in type or columns";
+    // One block size for the launch: it must be each part's own (it fixes the summation order).
+    if (detail::gemv_direct_warps(w.ggml_type, T, w.rows, w.cols) != detail::gemv_direct_warps(w0.ggml_type, T, w0.rows, w0.cols))
+      return "part " + std::to_string(i) + " (" + std::to_string(w.rows) + " rows) is summed by another block size than part 0";
+  }
+  return {};
+}
+
+void gemv_fast_group(const std::vector<GemvOutput>& parts, const uint16_t* x16, int64_t T, cudaStream_t stream) {
+  require_ok(gemv_fast_group_unsupported_reason(parts, T), "gemv_fast_group");
+  detail::GemvPartLaunch launch[kGemvMaxParts];
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GemvOutput& p = parts[i];
+    require_pointers("gemv_fast_group", x16, p.y, p.epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
+    launch[i] = {p.w.data, row_bytes(p.w), p.w.rows, p.y, mode_of(p.epilogue)};
+  }
+  detail::gemv_group_launch(parts[0].w.ggml_type, launch, static_cast<int>(parts.size()), false, parts[0].w.cols, x16, T,
+                            stream);
+}
+
+std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T) {
+  if (std::string why = direct_reason(gate, T); !why.empty()) return "gate: " + why;
+  if (std::string why = direct_reason(up, T); !why.empty()) return "up: " + why;
+  if (gate.ggml_type != up.ggml_type || gate.rows != up.rows || gate.cols != up.cols)
+    return "gate and up differ in type or shape";
+  return {};
+}
+
+void gemv_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
+                      uint16_t* a16, cudaStream_t stream) {
+  require_ok(gemv_fast_swiglu_unsupported_reason(gate, up, T), "gemv_fast_swiglu");
+  require_pointers("gemv_fast_swiglu", x16, a16, 2);
+  const detail::GemvPartLaunch launch[2] = {{gate.data, row_bytes(gate), gate.rows, a16, dev::kStoreF16},
+                                            {up.data, row_bytes(up), up.rows, a16, dev::kStoreF16}};
+  detail::gemv_group_launch(gate.ggml_type, launch, 2, true, gate.cols, x16, T, stream);
 }
 
 }  // namespace pfx::kernels

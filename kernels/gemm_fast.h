@@ -68,13 +68,34 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
 
 // The decode kernels, for side-by-side timing and tests (kernels/gemm_fast_gemv.cu): Staged = the
 // cp.async-ring kernel (q4_K, q6_K, q8_0, f16); DirectW<n> = loads straight into registers, n warps
-// splitting K per 16-row block (q4_K: 2, 4, 8, 16; q5_K, q6_K: 2, 4, 8); SeqD<n> = the generic
+// splitting K per 16-row block (q4_K: 2, 4, 8, 16; q5_K, q6_K: 2, 4, 8), one block per 16 rows;
+// StreamW<n> = the same kernel on as many blocks as the GPU holds at once, each streaming several
+// 16-row tiles (q4_K: 4, 8, 16; q5_K, q6_K: 4, 8; same bits as DirectW<n>); SeqD<n> = the generic
 // GEMM's summation order, n decoder warps (kernels/gemm_fast_gemv_seq.cuh; q4_K, q6_K: 2, 4;
 // q5_K: 2), bitwise equal to the generic path. Auto = gemv_fast's choice (measured,
-// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, direct at T = 1; staged for q8_0
+// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, stream at T = 1; staged for q8_0
 // and f16. Every kernel gives each output as a fixed-order sum (bitwise run to run), but two
 // kernels differ in that order.
-enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, SeqD2, SeqD4 };
+// Decode steps (T = 1) in fewer launches, with the same bits as gemv_fast per matrix (its direct
+// kernel, streaming 16-row tiles of every part in one grid):
+// - gemv_fast_group: up to three matrices of one K-quant type and one K against the same
+//   activations, each into its own output under its own epilogue (the Q, K, V projections);
+// - gemv_fast_swiglu: a16 = fp16(silu(gate·x) · (up·x)), as gemv_fast of gate and up (StoreF32)
+//   followed by silu_mul_f32_to_f16.
+// Empty reason if the call is taken; T > 1 is not (gemv_fast runs the generic order there).
+inline constexpr int kGemvMaxParts = 3;  // matrices per gemv_fast_group launch
+struct GemvOutput {
+  QuantMatrixView w;
+  void* y;
+  GemmEpilogue epilogue;
+};
+std::string gemv_fast_group_unsupported_reason(const std::vector<GemvOutput>& parts, int64_t T);
+void gemv_fast_group(const std::vector<GemvOutput>& parts, const uint16_t* x16, int64_t T, cudaStream_t stream);
+std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T);
+void gemv_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
+                      uint16_t* a16, cudaStream_t stream);
+
+enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, StreamW4, StreamW8, StreamW16, SeqD2, SeqD4 };
 const char* gemv_kernel_name(GemvKernel k);
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type);  // every kernel but Auto that takes the type
 void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,

@@ -14,12 +14,17 @@
 // run.
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
+#include "kernels/common.cuh"
+#include "kernels/elementwise_math.cuh"
 #include "kernels/gemm_fast_gemv_direct.cuh"
+#include "kernels/gemm_fast_gemv_job.cuh"
 #include "kernels/gemm_fast_gemv_seq.cuh"
 #include "kernels/gemm_fast_gemv_store.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
@@ -60,18 +65,22 @@ struct GemvCfg {
 // After __syncthreads: output o = (r, t), o = 16t + r < 16·kT, is summed by thread o mod blockDim
 // (a block of 2 warps has 64 threads for up to 128 outputs): the `warps` partial D fragments of
 // the output (warp w's 32 float4 at partials + w·stride bytes, lane-major: rows g, g+8 × tokens
-// 2tq, +1) added in warp order, a fixed-order sum, then stored.
+// 2tq, +1) added in warp order, a fixed-order sum.
+__device__ __forceinline__ float gemv_partial_sum(const uint8_t* partials, int stride, int warps, int o) {
+  const int r = o % kGemvRows, t = o / kGemvRows;
+  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+  float sum = reinterpret_cast<const float*>(partials)[slot];
+  for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
+  return sum;
+}
+
+// Every output of the 16-row tile at n0, summed (gemv_partial_sum) and stored.
 template <int kT>
 __device__ __forceinline__ void gemv_sum_and_store(const GemvParams& p, int n0, const uint8_t* partials, int stride,
                                                    int warps) {
   for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
-    const int r = o % kGemvRows, t = o / kGemvRows;
-    const int n = n0 + r;
-    if (n >= p.src.N) continue;
-    const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
-    float sum = reinterpret_cast<const float*>(partials)[slot];
-    for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
-    gemv_store(p, n, t, sum);
+    const int n = n0 + o % kGemvRows;
+    if (n < p.src.N) gemv_store(p, n, o / kGemvRows, gemv_partial_sum(partials, stride, warps, o));
   }
 }
 
@@ -126,14 +135,56 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
   gemv_sum_and_store<kT>(p, n0, gemv_smem, C::kWarpBytes, C::kWarps);
 }
 
+// Asks L2 for one unit of one row: its kBlockBytes bytes at blk, widened to 16-byte bounds (q6_K
+// blocks are 2-byte aligned) but not past the matrix's last whole 16 bytes (a hint needs no tail).
+template <class D>
+__device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const uint8_t* blk) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(blk), end = reinterpret_cast<uintptr_t>(q.w_end);
+  const uintptr_t lo = a & ~static_cast<uintptr_t>(15);
+  const uintptr_t hi = min((a + D::kBlockBytes + 15) & ~static_cast<uintptr_t>(15), end & ~static_cast<uintptr_t>(15));
+  if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
+}
+
+// After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
+// in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
+// and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does.
+template <int kT>
+__device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v, const uint8_t* partials, int stride,
+                                                       int warps, float* gate_sum) {
+  const GemvTileAt at = gemv_locate(job, v);
+  const GemvPart& q = job.part[at.part];
+  for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
+    const int n = at.n0 + o % kGemvRows, t = o / kGemvRows;
+    if (n >= q.N) continue;
+    const float sum = gemv_partial_sum(partials, stride, warps, o);
+    if (!job.swiglu) {
+      gemv_store_to(q.y, q.N, q.mode, n, t, sum);
+    } else if (at.part == 0) {
+      gate_sum[o] = sum;
+    } else {
+      static_cast<uint16_t*>(job.part[0].y)[static_cast<int64_t>(t) * q.N + n] = f2h_bits(swiglu_f32(gate_sum[o], sum));
+    }
+  }
+}
+
 // ---- the direct kernel ---------------------------------------------------------------------
-// A block owns 16 weight rows; its blockDim / 32 warps (the launcher's choice per shape, at most
-// D::kMaxWarps) split the row's units: warp w takes units w, w + warps, ... Each lane keeps the raw
-// bytes of its next unit in registers, fetched right after the current unit's prepare(), so those
-// loads are in flight while the lane decodes and multiplies the current one (no shared memory, no
-// barrier until the end); the next unit's activations are prefetched into L1 at the same point.
-// Two accumulators break the MMA chain in two. The sum of every output is
+// A block owns 16 weight rows at a time (a tile); its blockDim / 32 warps (the launcher's choice per
+// shape, at most D::kMaxWarps) split the row's units: warp w takes units w, w + warps, ... Each lane
+// keeps the raw bytes of its next unit in registers, fetched right after the current unit's
+// prepare(), so those loads are in flight while the lane decodes and multiplies the current one (no
+// shared memory, no barrier until the tile's end); the next unit's activations are prefetched into
+// L1 at the same point. Two accumulators break the MMA chain in two. The sum of every output is
 // fixed: per warp acc0 + acc1 over its units in order, then the warps in warp order.
+//
+// A launch computes a GemvJob (kernels/gemm_fast_gemv_job.cuh): one matrix, up to three matrices
+// tile after tile (Q, K, V), or a SwiGLU pair whose block takes a gate tile and then the same rows
+// of up. The grid decides how many tile groups a block takes: one (direct_w<n>, Auto, and every
+// grouped launch), or several (stream_w<n>: as many blocks as the GPU holds at once, the first unit
+// of a block's next tile asked of L2 while the last unit of this one is decoded). Streaming was the
+// hypothesis that a grid of several waves pays a DRAM latency per wave; measured slower
+// (streams_tiles, below), it stays as a named kernel. Both grids give the same bits (same units per
+// warp, same order): GemvFast.StreamEqualsDirectBitwise.
+//
 // The kernel is launched as a programmatic dependent (launch_pdl): its blocks start while the
 // kernel before it still runs, fetch their first unit's weights, and wait (pdl_wait) only before
 // they read X or touch Y. H200, 7B Q4_K_M tg128 (docs/perf-h200.md, session 2026-12-02): +7.7%.
@@ -141,49 +192,75 @@ __global__ void __launch_bounds__(GemvCfg<W, kT>::kThreads, GemvCfg<W, kT>::kMin
 // with it and cost 12% alone, 4% with PDL: the early blocks' prefetches compete with the running
 // kernel's loads for DRAM and the q6_K blocks' unaligned edges still miss.
 template <class D, int kT>
-__global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const GemvParams p) {
+__global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const __grid_constant__ GemvJob job) {
   __shared__ float4 partial[D::kMaxWarps][32];
+  __shared__ float gate_sum[kGemvRows * kT];  // a SwiGLU pair's gate outputs until its up tile's
   pdl_launch_dependents();  // the next GEMV may start fetching its own weights
+  // Loop state is the virtual tile v and the unit u: q4_K at T = 8 sits at its cap of 128 registers,
+  // so the tile's part and rows and the warp's unit count are recomputed from the parameters.
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int g = lane >> 2, tq = lane & 3;
-  const int n0 = static_cast<int>(blockIdx.x) * kGemvRows;
-  const uint8_t* const row_lo = gemv_row(p.src, n0 + g);
-  const uint8_t* const row_hi = gemv_row(p.src, n0 + g + 8);
-  const int units = p.src.K / kGemvUnitK;  // K % 256 == 0 for the K-quants
-  const int my_units = warp < units ? (units - 1 - warp) / warps + 1 : 0;
-  const uint16_t* const xg = p.src.x + static_cast<int64_t>(g < kT ? g : 0) * p.src.K;
+  const int units = job.K / kGemvUnitK;  // K % 256 == 0 for the K-quants
+  const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K;
+  const int blocks = static_cast<int>(gridDim.x);
 
+  int v = gemv_group(job) * static_cast<int>(blockIdx.x);  // < tiles: the grid has no idle block
+  GemvTileAt at = gemv_locate(job, v);
+  const uint8_t* row_lo = gemv_part_row(job.part[at.part], at.n0 + g);
+  const uint8_t* row_hi = gemv_part_row(job.part[at.part], at.n0 + g + 8);
   typename D::Raw r_lo{}, r_hi{};
-  if (my_units > 0) {
-    r_lo = D::fetch(row_lo + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
-    r_hi = D::fetch(row_hi + static_cast<int64_t>(warp) * D::kBlockBytes, tq);
+  if (warp < units) {  // the warp's first unit: unit `warp` of the row
+    r_lo = D::fetch(row_lo + warp * D::kBlockBytes, tq);
+    r_hi = D::fetch(row_hi + warp * D::kBlockBytes, tq);
   }
   pdl_wait();  // X and Y belong to the kernels before this one
-  float acc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll 1
-  for (int i = 0; i < my_units; ++i) {
-    const int u = warp + i * warps;
-    uint4 b[kGemvPairs];
-    gemv_direct_x<D, kT>(xg, u, g, tq, b);
-    const typename D::Ctx c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
-    if (i + 1 < my_units) {  // warp-uniform
-      const int64_t next = static_cast<int64_t>(u + warps) * D::kBlockBytes;
-      r_lo = D::fetch(row_lo + next, tq);
-      r_hi = D::fetch(row_hi + next, tq);
-      // The next unit's activations (x[g][256(u + warps) ..], 512 bytes = 4 lines per token) into
-      // L1, so that its B loads above do not wait on L2 in front of the first MMA.
-      if (g < kT) prefetch_l1(xg + kGemvUnitK * (u + warps) + 64 * tq);
+  while (v < job.tiles) {
+    const int next_v = gemv_next_tile(job, v, blocks);
+    float acc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll 1
+    for (int u = warp; u < units; u += warps) {
+      uint4 b[kGemvPairs];
+      gemv_direct_x<D, kT>(xg, u, g, tq, b);
+      const typename D::Ctx c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
+      if (u + warps < units) {  // warp-uniform
+        const int64_t next = static_cast<int64_t>(u + warps) * D::kBlockBytes;
+        r_lo = D::fetch(row_lo + next, tq);
+        r_hi = D::fetch(row_hi + next, tq);
+        // The next unit's activations (x[g][256(u + warps) ..], 512 bytes = 4 lines per token) into
+        // L1, so that its B loads above do not wait on L2 in front of the first MMA.
+        if (g < kT) prefetch_l1(xg + kGemvUnitK * (u + warps) + 64 * tq);
+      } else if (next_v < job.tiles && tq == 0) {
+        // Block-uniform: the next tile's first unit into L2 (one lane per row), to be loaded into
+        // registers after this tile's sums. Loading it here would hold its registers across this
+        // unit's decode: q4_K at T = 8 would spill.
+        const GemvTileAt nx = gemv_locate(job, next_v);
+        const GemvPart& q = job.part[nx.part];
+        gemv_prefetch_unit_l2<D>(q, gemv_part_row(q, nx.n0 + g) + warp * D::kBlockBytes);
+        gemv_prefetch_unit_l2<D>(q, gemv_part_row(q, nx.n0 + g + 8) + warp * D::kBlockBytes);
+      }
+      gemv_direct_mmas<D>(c_lo, c_hi, b, tq, [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+        mma_m16n8k16_f16_f32(acc[j], a, b0, b1);
+      });
     }
-    gemv_direct_mmas<D>(c_lo, c_hi, b, tq, [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-      mma_m16n8k16_f16_f32(acc[j], a, b0, b1);
-    });
+    // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as in k_gemv_fast).
+    partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
+                                      __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
+    __syncthreads();
+    gemv_job_sum_and_store<kT>(job, v, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps, gate_sum);
+    if (next_v < job.tiles) {
+      __syncthreads();  // the next tile's partials overwrite these: every thread's sums first
+      at = gemv_locate(job, next_v);
+      row_lo = gemv_part_row(job.part[at.part], at.n0 + g);
+      row_hi = gemv_part_row(job.part[at.part], at.n0 + g + 8);
+      if (warp < units) {  // from L2 by now (prefetched during the last unit)
+        r_lo = D::fetch(row_lo + warp * D::kBlockBytes, tq);
+        r_hi = D::fetch(row_hi + warp * D::kBlockBytes, tq);
+      }
+    }
+    v = next_v;
   }
-  // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as in k_gemv_fast).
-  partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
-                                    __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
-  __syncthreads();
-  gemv_sum_and_store<kT>(p, n0, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps);
 }
 
 template <class D>
@@ -211,12 +288,36 @@ bool register_gemv_direct_launch_info() {
 template <class D, int kT>
 inline const bool gemv_direct_launch_info_registered = register_gemv_direct_launch_info<D, kT>();
 
+// Blocks of k_gemv_direct<D, kT> with `warps` warps that the whole GPU holds at once (asked of the
+// runtime once per block size and process).
 template <class D, int kT>
-void launch_gemv_direct_t(const GemvParams& p, int warps, cudaStream_t stream) {
+int resident_direct_blocks(int warps) {
+  static std::atomic<int> known[D::kMaxWarps + 1] = {};
+  int n = known[warps].load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_gemv_direct<D, kT>, 32 * warps, 0));
+  n = std::max(1, sms * per_sm);
+  known[warps].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+// One block per tile group, or (stream) the fewest waves' worth of resident blocks, spread evenly:
+// 688 tiles on 528 resident blocks become 344 blocks of 2 tiles, not 528 blocks of which 160 take 2.
+template <class D, int kT>
+void launch_gemv_direct_t(const GemvJob& job, int warps, bool stream_tiles, cudaStream_t stream) {
   (void)gemv_direct_launch_info_registered<D, kT>;
-  const unsigned blocks = static_cast<unsigned>((p.src.N + kGemvRows - 1) / kGemvRows);
-  ::pfx::kernels::detail::launch_pdl(k_gemv_direct<D, kT>, dim3(blocks), dim3(static_cast<unsigned>(32 * warps)), 0,
-                                     stream, p);
+  const int groups = job.tiles / gemv_group(job);
+  int blocks = groups;
+  if (stream_tiles) {
+    const int resident = resident_direct_blocks<D, kT>(warps);
+    const int waves = (groups + resident - 1) / resident;
+    blocks = (groups + waves - 1) / waves;
+  }
+  ::pfx::kernels::detail::launch_pdl(k_gemv_direct<D, kT>, dim3(static_cast<unsigned>(blocks)),
+                                     dim3(static_cast<unsigned>(32 * warps)), 0, stream, job);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -239,9 +340,29 @@ void with_token_count(int T, Fn&& fn) {
 }
 
 template <class D>
-void launch_gemv_direct(const GemvParams& p, int T, int warps, cudaStream_t stream) {
+void launch_gemv_direct(const GemvJob& job, int T, int warps, bool stream_tiles, cudaStream_t stream) {
   if (warps < 1 || warps > D::kMaxWarps) fail("gemv_fast: ", warps, " warps per block for ", DirectName<D>::kName, " (1..", D::kMaxWarps, ")");
-  with_token_count(T, [&]<int kT>() { launch_gemv_direct_t<D, kT>(p, warps, stream); });
+  with_token_count(T, [&]<int kT>() { launch_gemv_direct_t<D, kT>(job, warps, stream_tiles, stream); });
+}
+
+// The direct kernel's job for parts [parts, parts + n) (tiles numbered part after part), or for a
+// SwiGLU pair (gate, up).
+GemvJob direct_job(const ::pfx::kernels::detail::GemvPartLaunch* parts, int n, int64_t K, const uint16_t* x, bool swiglu) {
+  if (n < 1 || n > kGemvMaxParts || (swiglu && n != 2)) fail("gemv_fast: ", n, " parts in one launch");
+  GemvJob job{};
+  job.x = x;
+  job.K = static_cast<int>(K);
+  job.parts = n;
+  job.swiglu = swiglu ? 1 : 0;
+  int tiles = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto& a = parts[i];
+    const auto* w = static_cast<const uint8_t*>(a.w);
+    job.part[i] = GemvPart{w, w + a.N * a.row_bytes, a.row_bytes, a.y, static_cast<int>(a.N), a.mode, tiles};
+    tiles += static_cast<int>((a.N + kGemvRows - 1) / kGemvRows);
+  }
+  job.tiles = tiles;
+  return job;
 }
 
 // ---- the sequential-order kernel (gemm_fast_gemv_seq.cuh) ----------------------------------------
@@ -341,11 +462,24 @@ int seq_decoders(uint32_t type) { return type == dev::DirectQ5K::kGgmlType ? 2 :
 int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {
     case GemvKernel::DirectW2: return 2;
-    case GemvKernel::DirectW4: return 4;
-    case GemvKernel::DirectW8: return 8;
-    case GemvKernel::DirectW16: return 16;
+    case GemvKernel::DirectW4:
+    case GemvKernel::StreamW4: return 4;
+    case GemvKernel::DirectW8:
+    case GemvKernel::StreamW8: return 8;
+    case GemvKernel::DirectW16:
+    case GemvKernel::StreamW16: return 16;
     default: return direct_warps(type, T, N, K);
   }
+}
+
+// Resident blocks streaming tiles (stream_w<n>), or one block per tile (direct_w<n>, and Auto).
+// Streaming was measured slower wherever the grid has more than one wave (H200, gemv_bench, session
+// 10 call 1: q4_K 11008 x 4096 1100 vs 1477 GB/s, 32000 x 4096 1588 vs 1810; tg128 0.955x): the
+// hardware already starts a new block on each SM slot a finished block frees, so blocks of one tile
+// overlap each other's loads and decode, while a streaming block's warps wait at every tile's
+// barrier and then all load at once.
+bool streams_tiles(GemvKernel k) {
+  return k == GemvKernel::StreamW4 || k == GemvKernel::StreamW8 || k == GemvKernel::StreamW16;
 }
 
 }  // namespace
@@ -373,13 +507,18 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
     }
   }
   if (k != GemvKernel::Staged) {
+    const GemvPartLaunch part{a.w0, a.row_bytes, a.N, a.y, a.mode};  // (detail::)
+    const GemvJob job = direct_job(&part, 1, a.K, a.x, false);
     switch (ggml_type) {
       case DirectQ4K::kGgmlType:
-        return launch_gemv_direct<DirectQ4K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
+        return launch_gemv_direct<DirectQ4K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
+                                                 a.stream);
       case DirectQ5K::kGgmlType:
-        return launch_gemv_direct<DirectQ5K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
+        return launch_gemv_direct<DirectQ5K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
+                                                 a.stream);
       case DirectQ6K::kGgmlType:
-        return launch_gemv_direct<DirectQ6K>(p, T, warps_of(k, ggml_type, a.T, a.N, a.K), a.stream);
+        return launch_gemv_direct<DirectQ6K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
+                                                 a.stream);
       default: break;  // Auto: the staged kernel
     }
   }
@@ -389,6 +528,23 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
     case WeightQ8_0::kGgmlType: return launch_gemv<WeightQ8_0>(p, T, a.stream);
     case WeightF16::kGgmlType: return launch_gemv<WeightF16>(p, T, a.stream);
     default: fail("gemv_fast: weight type id ", ggml_type, " has no fast kernel");
+  }
+}
+
+int gemv_direct_warps(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) { return direct_warps(ggml_type, T, N, K); }
+
+void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
+                       const uint16_t* x, int64_t T, cudaStream_t stream) {
+  using namespace dev;
+  const GemvJob job = direct_job(parts, n, K, x, swiglu);
+  // Every part's own pick (the caller checked that they agree): the warps per block fix each
+  // output's summation order, so this is what makes a part's bits those of its own launch.
+  const int warps = direct_warps(ggml_type, T, parts[0].N, K);
+  switch (ggml_type) {
+    case DirectQ4K::kGgmlType: return launch_gemv_direct<DirectQ4K>(job, static_cast<int>(T), warps, false, stream);
+    case DirectQ5K::kGgmlType: return launch_gemv_direct<DirectQ5K>(job, static_cast<int>(T), warps, false, stream);
+    case DirectQ6K::kGgmlType: return launch_gemv_direct<DirectQ6K>(job, static_cast<int>(T), warps, false, stream);
+    default: fail("gemv_fast: weight type id ", ggml_type, " has no grouped kernel");
   }
 }
 

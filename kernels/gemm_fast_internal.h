@@ -40,4 +40,20 @@ const std::vector<GemmVariantEntry>& gemm_variants_f16();
 // already checked to take the type.
 void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a);
 
+// Warps per block of the direct kernel when gemv_fast chooses (Auto) for this shape: they fix the
+// order in which each output is summed, so matrices share a launch only where their picks agree.
+int gemv_direct_warps(uint32_t ggml_type, int64_t T, int64_t N, int64_t K);
+
+// One matrix of a grouped decode launch: its weights, shape and output.
+struct GemvPartLaunch {
+  const void* w;
+  int64_t row_bytes, N;
+  void* y;
+  int mode;  // dev::EpilogueMode
+};
+// The direct kernel streaming parts [parts, parts + n) of one K-quant type and one K in one launch
+// (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
+void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
+                       const uint16_t* x, int64_t T, cudaStream_t stream);
+
 }  // namespace pfx::kernels::detail

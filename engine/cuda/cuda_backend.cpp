@@ -245,9 +245,11 @@ struct CudaBackend::Impl {
         NvtxRange r(L.prefix + "attn_norm", norm_flops);
         rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
       }
-      gemm.run(L.prefix + "attn_q", L.wq, h16.as<uint16_t>(), T, q32.as(), Epilogue::StoreF32);
-      gemm.run(L.prefix + "attn_k", L.wk, h16.as<uint16_t>(), T, k32.as(), Epilogue::StoreF32);
-      gemm.run(L.prefix + "attn_v", L.wv, h16.as<uint16_t>(), T, v32.as(), Epilogue::StoreF32);
+      gemm.run_group(L.prefix,
+                     {{"attn_q", &L.wq, q32.as(), Epilogue::StoreF32},
+                      {"attn_k", &L.wk, k32.as(), Epilogue::StoreF32},
+                      {"attn_v", &L.wv, v32.as(), Epilogue::StoreF32}},
+                     h16.as<uint16_t>(), T);
 
       if (L.bq.bytes() > 0) {
         NvtxRange r(L.prefix + "attn_qkv_bias", uint64_t(T) * (H + 2 * Hkv) * hd);
@@ -293,7 +295,7 @@ struct CudaBackend::Impl {
         NvtxRange r(L.prefix + "ffn_norm", norm_flops);
         rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
       }
-      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
+      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
         gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
         gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
         NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);

@@ -187,12 +187,62 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
   run_generic(w, x16, T, y, e);
 }
 
-bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate,
+bool GemmDispatch::in_pipeline_slot(const DeviceMatrix& w) const {
+  return variant_ == FastGemm::Pipelined && (slot_weight_[0] == &w || slot_weight_[1] == &w);
+}
+
+void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output>& outputs, const uint16_t* x16, int T) {
+  // Partition in order: each output joins the first group whose weights share its type and K (and
+  // that has room); a group of one, or one a grouped launch does not take, runs as run().
+  std::vector<std::vector<const Output*>> groups;
+  for (const Output& o : outputs) {
+    const bool groupable = fast_ && T <= kernels::kGemvMaxT && !in_pipeline_slot(*o.w);
+    std::vector<const Output*>* home = nullptr;
+    for (auto& g : groups) {
+      const DeviceMatrix& w0 = *g.front()->w;
+      if (groupable && !in_pipeline_slot(w0) && g.size() < static_cast<size_t>(kernels::kGemvMaxParts) &&
+          w0.ggml_type == o.w->ggml_type && w0.cols == o.w->cols) {
+        home = &g;
+        break;
+      }
+    }
+    if (home) home->push_back(&o);
+    else groups.push_back({&o});
+  }
+  for (const auto& g : groups) {
+    std::vector<kernels::GemvOutput> parts;
+    std::string roles;
+    uint64_t flops = 0;
+    for (const Output* o : g) {
+      parts.push_back({view(*o->w), o->y, to_fast(o->e)});
+      roles += (roles.empty() ? "" : "+") + o->role;
+      flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols;
+    }
+    if (g.size() > 1 && kernels::gemv_fast_group_unsupported_reason(parts, T).empty()) {
+      NvtxRange r(prefix + roles, flops);
+      kernels::gemv_fast_group(parts, x16, T, stream_);
+      continue;
+    }
+    for (const Output* o : g) run(prefix + o->role, *o->w, x16, T, o->y, o->e);
+  }
+}
+
+bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up,
                               const uint16_t* x16, int T, uint16_t* a16) {
-  if (!fast_ || variant_ != FastGemm::Fused) return false;
+  if (!fast_) return false;
+  const uint64_t flops = 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols;
+  if (T <= kernels::kGemvMaxT) {  // decode: one launch where gemv_fast_swiglu takes the pair
+    if (in_pipeline_slot(gate) || in_pipeline_slot(up) ||
+        !kernels::gemv_fast_swiglu_unsupported_reason(view(gate), view(up), T).empty())
+      return false;
+    NvtxRange r(range, flops);
+    kernels::gemv_fast_swiglu(view(gate), view(up), x16, T, a16, stream_);
+    return true;
+  }
+  if (variant_ != FastGemm::Fused) return false;
   const auto it = packed_swiglu_.find(&gate);
-  if (T <= kernels::kGemvMaxT || it == packed_swiglu_.end()) return false;  // decode, or not interleaved: unfused
-  NvtxRange r(range, 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols);
+  if (it == packed_swiglu_.end()) return false;  // not interleaved: unfused
+  NvtxRange r(range, flops);
   kernels::gemm_ws_swiglu({it->second.as(), gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
   return true;
 }

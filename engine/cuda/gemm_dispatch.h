@@ -10,7 +10,9 @@
 //     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
 //     and the SwiGLU epilogue.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
-//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks (its direct kernel for the K-quants).
+//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks (its direct kernel for the K-quants);
+//     at T = 1 matrices of one type read against the same activations share a launch (run_group,
+//     run_swiglu).
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
 #include <cuda_runtime_api.h>
@@ -61,16 +63,31 @@ class GemmDispatch {
   FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
-  // Fused variant only: a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel, on the gate/up pair that
-  // prepare() interleaved under `gate`. Returns false (nothing launched) where that does not apply
-  // (another variant, decode, a pair not interleaved); the caller then runs the unfused sequence.
-  bool run_swiglu(const std::string& range, const DeviceMatrix& gate, const uint16_t* x16, int T, uint16_t* a16);
+  // Several GEMMs over the same activations (the Q, K, V projections), each in its own NVTX range
+  // prefix + role. In a fast decode step (T = 1) those whose weights share a K-quant type and K run
+  // as one launch (kernels::gemv_fast_group, same bits), in one range named by their roles joined
+  // with '+' ("blk.3.attn_q+attn_k+attn_v"); everything else goes through run().
+  struct Output {
+    std::string role;
+    const DeviceMatrix* w;
+    void* y;
+    Epilogue e;
+  };
+  void run_group(const std::string& prefix, const std::vector<Output>& outputs, const uint16_t* x16, int T);
+  // a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel: fused variant, prefill, on the gate/up pair
+  // that prepare() interleaved under `gate`; fast path, decode step (T = 1): gemv_fast_swiglu on
+  // the raw blocks (same bits as gate, up and silu_mul one after the other). Returns false (nothing
+  // launched) where neither applies; the caller then runs the unfused sequence.
+  bool run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up, const uint16_t* x16,
+                  int T, uint16_t* a16);
   void note_fallback(const std::string& reason);
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   cublasContext* cublas() const { return handle_; }
 
  private:
   void run_generic(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
+  // Pipelined variant: w sits decoded in a slot (run() then takes cuBLAS on it, not gemv_fast).
+  bool in_pipeline_slot(const DeviceMatrix& w) const;
   void run_pipelined(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e,
                      bool prefetch_next);
   void cublas_gemm(const uint16_t* w16, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# One H200 call for the launch-overlap changes of issue 14 (programmatic dependent launch of the
-# decode GEMVs and the fused GEMMs, L2 prefetch of a GEMV warp's later units and of the residual
-# tile the AccumulateF32 epilogue adds to): the kernel tests and sanitizers, the 7B fast path
-# against the generic path and against the build before the change (greedy ids byte for byte:
-# the arithmetic must not move), then the two builds' benches interleaved (old, new, old, new),
-# a per-role trace of pp512, and gemv_bench. Runs from the repository root over two static builds
+# One H200 call comparing a candidate build with the build before its change (written for the
+# launch-overlap changes of issue 14, reused for the streaming decode GEMV): the kernel tests and
+# sanitizers, the 7B fast path against the generic path and against the old build (greedy ids byte
+# for byte: the arithmetic must not move), then the two builds' benches interleaved (old, new, old,
+# new), a per-role trace of pp512 and of decode steps, and both builds' gemv_bench. Runs from the
+# repository root over two static builds
 # carried from a machine without a GPU (scripts/gpu/stage_build.sh):
 #   scripts/gpu/overlap_check.sh BUILD OLD_BUILD OUT [stage ...]
 # Stages (default: info tests e2e bench sanitize trace gemv): each has a time limit
@@ -47,7 +47,7 @@ stage_sanitize() {
   for tool in memcheck racecheck; do
     echo "== $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$tests/test_gemm_fast" \
-      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemvFast.StreamEqualsDirectBitwise:GemvFast.GroupEquals*:GemvFast.Swiglu*:GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
   done
   echo "== memcheck decode graph"
   compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/engine/cuda/test_cuda_decode_graph" \
@@ -112,18 +112,29 @@ stage_trace() {
   "$kt" summarize "$out/trace-decode.json" --top 25 | tee "$out/trace-decode.txt"
 }
 stage_gemv() { "$tests/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench.csv"; }
+# The old build's gemv_bench in the same call: its kernels' code beside the new build's.
+stage_gemv_old() { "$old_build/tests/kernels/gemm/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench_old.csv"; }
+# Nsight Compute on a few decode-step GEMVs of the 7B (decode graph off so that each is its own
+# launch): throughput, occupancy, warp states (what the warps wait on).
+stage_ncu() {
+  [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
+  ncu --kernel-name regex:k_gemv_direct --launch-skip 40 --launch-count ${NCU_COUNT:-4} \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section MemoryWorkloadAnalysis \
+    "$prefill" bench --model "$model7b" -p 1 -n 4 -r 1 --path fast --decode-graph off --json
+}
 stage_gemm() { PFX_GEMM_VARIANTS=ws_n128,ws_n256,ws_a64 "$tests/gemm_bench" --reps 20 --quick --types q4_K,q6_K --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
-export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_attn stage_gemm ids_of
-declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [attn]=90 [gemm]=150)
+export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
+declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [gemv_old]=60 [ncu]=120 [attn]=90 [gemm]=150)
 for s in "${stages[@]}"; do
   run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
     sanitize) grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|== " "$out/sanitize.log" | tee -a "$summary" ;;
     e2e) grep -h "7B " "$out/e2e.log" | tee -a "$summary" ;;
     trace) grep -h "busy in\|ffn_\|attn\|rope\|norm" "$out/trace-pp512.txt" 2>/dev/null | head -16 | tee -a "$summary" ;;
-    gemv) sed -n '/== gemv summary/,$p' "$out/gemv.log" | tee -a "$summary" ;;
+    gemv | gemv_old) sed -n '/== gemv summary/,$p' "$out/$s.log" | tee -a "$summary" ;;
     gemm) sed -n '/summary/,$p' "$out/gemm.log" | head -40 | tee -a "$summary" ;;
     attn) grep -E "MISMATCH|FAILED|PASSED" "$out/attn.log" | head -5 | tee -a "$summary"; tail -30 "$out/attn.log" | tee -a "$summary" ;;
   esac

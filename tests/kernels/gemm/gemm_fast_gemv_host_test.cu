@@ -26,6 +26,7 @@
 
 #include "gemm_reference.h"
 #include "kernels/gemm_fast_gemv_direct.cuh"
+#include "kernels/gemm_fast_gemv_job.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "quant/fp16.h"
 
@@ -317,6 +318,52 @@ TEST(GemvDirect, LanesOfQ4KQ5KQ6K) {
   check_gemv_direct<DirectQ6K, 1>(264, 1280, 47);
   check_gemv_direct<DirectQ6K, 3>(24, 11008, 48);
   check_gemv_direct<DirectQ6K, 8>(40, 1280, 49);
+}
+
+// The direct kernel's walk over a job's virtual tiles (gemm_fast_gemv_job.cuh): for every grid size
+// the blocks take every tile exactly once, each part's tiles map to its rows 0, 16, ..., and a
+// SwiGLU pair's gate and up tiles of the same rows go to one block, gate first.
+TEST(GemvJobWalk, EveryTileOnceAndSwigluPairsInOneBlock) {
+  for (int swiglu = 0; swiglu < 2; ++swiglu) {
+    dev::GemvJob job{};
+    const std::vector<int> Ns = swiglu ? std::vector<int>{11008, 11008} : std::vector<int>{4096, 1024, 1000};
+    job.parts = static_cast<int>(Ns.size());
+    job.swiglu = swiglu;
+    for (int i = 0, t = 0; i < job.parts; ++i) {
+      job.part[i].N = Ns[static_cast<size_t>(i)];
+      job.part[i].tile0 = t;
+      t += (Ns[static_cast<size_t>(i)] + 15) / 16;
+      job.tiles = t;
+    }
+    const int groups = job.tiles / dev::gemv_group(job);
+    for (int blocks : {1, 7, 132, groups - 1, groups}) {
+      std::vector<int> owner(static_cast<size_t>(job.tiles), -1);
+      for (int b = 0; b < blocks; ++b) {
+        int last_part = -1, last_n0 = -1;
+        for (int v = dev::gemv_group(job) * b; v < job.tiles; v = dev::gemv_next_tile(job, v, blocks)) {
+          ASSERT_EQ(owner[static_cast<size_t>(v)], -1) << "tile " << v << " taken twice, grid " << blocks;
+          owner[static_cast<size_t>(v)] = b;
+          const dev::GemvTileAt at = dev::gemv_locate(job, v);
+          ASSERT_LT(at.n0, Ns[static_cast<size_t>(at.part)]);
+          ASSERT_EQ(at.n0 % 16, 0);
+          if (swiglu && at.part == 1) {
+            EXPECT_EQ(last_part, 0) << "up tile " << v << " without its gate tile before it";
+            EXPECT_EQ(last_n0, at.n0);
+          }
+          last_part = at.part;
+          last_n0 = at.n0;
+        }
+      }
+      EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0) << "grid " << blocks << " leaves tiles";
+    }
+    // Part p's rows 0, 16, ... are its tiles tile0 .. tile0 + ceil(N/16) - 1 (non-SwiGLU).
+    if (!swiglu)
+      for (int i = 0; i < job.parts; ++i) {
+        const dev::GemvTileAt first = dev::gemv_locate(job, job.part[i].tile0);
+        EXPECT_EQ(first.part, i);
+        EXPECT_EQ(first.n0, 0);
+      }
+  }
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_variants.h"
+#include "kernels/kernels.h"
 #include "kernels/gpu_test_support.h"
 #include "quant/fp16.h"
 
@@ -345,6 +346,138 @@ TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
       }
     }
   }
+}
+
+// stream_w<n> runs direct_w<n>'s kernel on fewer blocks, each taking several 16-row tiles: the same
+// units per warp in the same order, so the same bits. Shapes with several tiles per block (the
+// vocabulary head's 2000 tiles), a ragged last tile, one tile (N = 16), T = 1, 3, 8, and the
+// accumulate epilogue (its read-modify-write of Y per tile).
+TEST(GemvFast, StreamEqualsDirectBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(14);
+  const struct {
+    uint32_t type;
+    int64_t N, K;
+  } shapes[] = {{kQ4K, 32000, 4096}, {kQ4K, 11008, 4096}, {kQ4K, 4104, 4096}, {kQ4K, 16, 4096},
+                {kQ5K, 11008, 4096}, {kQ6K, 32000, 4096}, {kQ6K, 4096, 11008}, {kQ6K, 11000, 4096}};
+  const std::pair<GemvKernel, GemvKernel> pairs[] = {{GemvKernel::StreamW4, GemvKernel::DirectW4},
+                                                     {GemvKernel::StreamW8, GemvKernel::DirectW8},
+                                                     {GemvKernel::StreamW16, GemvKernel::DirectW16}};
+  for (const auto& sh : shapes) {
+    const Weights w = make_weights(sh.type, sh.N, sh.K, 950 + sh.type);
+    const auto offered = gemv_fast_kernels(sh.type);
+    for (int64_t T : {1, 3, 8}) {
+      const std::vector<uint16_t> xh = random_activations(T * sh.K, rng);
+      DeviceBuffer<uint16_t> x(xh);
+      const std::vector<float> y0 = random_floats(static_cast<size_t>(T * sh.N), rng);
+      DeviceBuffer<float> y(y0);
+      for (const auto& [streamed, direct] : pairs) {
+        if (std::find(offered.begin(), offered.end(), streamed) == offered.end()) continue;
+        for (GemmEpilogue e : {GemmEpilogue::StoreF32, GemmEpilogue::AccumulateF32}) {
+          std::vector<float> out[2];
+          for (int which = 0; which < 2; ++which) {
+            y.upload(y0);
+            gemv_fast_kernel(which == 0 ? streamed : direct, w.view(), x.get(), T, y.get(), e, stream.get());
+            out[which] = y.download();
+          }
+          EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)), 0)
+              << type_name(sh.type) << " " << sh.N << "x" << sh.K << " T=" << T << " " << gemv_kernel_name(streamed)
+              << " vs " << gemv_kernel_name(direct) << (e == GemmEpilogue::AccumulateF32 ? " accumulate" : " store");
+        }
+      }
+    }
+  }
+}
+
+// Q, K, V of one decode step in one launch: each part's output bit for bit what gemv_fast gives it
+// alone, under each part's own epilogue (one accumulates). GQA widths (1024-row K and V), a ragged
+// part, and the 7B's mix (V in q6_K runs as a group of its own in the engine; here a q6_K group).
+// (Parts whose own launches would use another block size are not grouped: see the test below.)
+TEST(GemvFast, GroupEqualsOneLaunchPerMatrixBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(15);
+  const struct {
+    uint32_t type;
+    std::vector<int64_t> Ns;
+    int64_t K;
+  } cases[] = {{kQ4K, {4096, 1024, 1024}, 4096}, {kQ4K, {4096, 4096}, 4096}, {kQ4K, {520, 264, 4000}, 4096},
+               {kQ5K, {2048, 512, 512}, 4096}, {kQ6K, {4096, 4096, 4096}, 4096}, {kQ6K, {1000, 4096}, 11008}};
+  for (const auto& c : cases) {
+    std::vector<Weights> ws;
+    for (size_t i = 0; i < c.Ns.size(); ++i) ws.push_back(make_weights(c.type, c.Ns[i], c.K, 960 + 7 * i + c.type));
+    DeviceBuffer<uint16_t> x(random_activations(c.K, rng));
+    std::vector<std::vector<float>> y0;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> ys;
+    std::vector<GemvOutput> parts;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      y0.push_back(random_floats(static_cast<size_t>(c.Ns[i]), rng));
+      ys.push_back(std::make_unique<DeviceBuffer<float>>(y0.back()));
+      parts.push_back({ws[i].view(), ys[i]->get(), i == 1 ? GemmEpilogue::AccumulateF32 : GemmEpilogue::StoreF32});
+    }
+    ASSERT_EQ(gemv_fast_group_unsupported_reason(parts, 1), "");
+    gemv_fast_group(parts, x.get(), 1, stream.get());
+    for (size_t i = 0; i < ws.size(); ++i) {
+      const std::vector<float> grouped = ys[i]->download();
+      ys[i]->upload(y0[i]);
+      gemv_fast(ws[i].view(), x.get(), 1, ys[i]->get(), parts[i].epilogue, stream.get());
+      const std::vector<float> alone = ys[i]->download();
+      EXPECT_EQ(std::memcmp(grouped.data(), alone.data(), grouped.size() * sizeof(float)), 0)
+          << type_name(c.type) << " part " << i << " of " << ws.size() << " (" << c.Ns[i] << "x" << c.K << ")";
+    }
+  }
+}
+
+// A decode step's SwiGLU in one launch: a16 bit for bit gemv_fast(gate), gemv_fast(up) and
+// silu_mul_f32_to_f16, at the 7B FFN shape (each type) and a ragged one.
+TEST(GemvFast, SwigluEqualsGateUpThenSiluMulBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(16);
+  const struct {
+    uint32_t type;
+    int64_t N, K;
+  } cases[] = {{kQ4K, 11008, 4096}, {kQ5K, 11008, 4096}, {kQ6K, 11008, 4096}, {kQ4K, 1000, 2048}};
+  for (const auto& c : cases) {
+    const Weights gate = make_weights(c.type, c.N, c.K, 970 + c.type), up = make_weights(c.type, c.N, c.K, 980 + c.type);
+    DeviceBuffer<uint16_t> x(random_activations(c.K, rng));
+    DeviceBuffer<float> g(static_cast<size_t>(c.N)), u(static_cast<size_t>(c.N));
+    DeviceBuffer<uint16_t> fused(static_cast<size_t>(c.N)), apart(static_cast<size_t>(c.N));
+    fused.poison();
+    ASSERT_EQ(gemv_fast_swiglu_unsupported_reason(gate.view(), up.view(), 1), "");
+    gemv_fast_swiglu(gate.view(), up.view(), x.get(), 1, fused.get(), stream.get());
+    gemv_fast(gate.view(), x.get(), 1, g.get(), GemmEpilogue::StoreF32, stream.get());
+    gemv_fast(up.view(), x.get(), 1, u.get(), GemmEpilogue::StoreF32, stream.get());
+    silu_mul_f32_to_f16(g.get(), u.get(), apart.get(), c.N, stream.get());
+    const std::vector<uint16_t> a = fused.download(), b = apart.download();
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(uint16_t)), 0)
+        << type_name(c.type) << " " << c.N << "x" << c.K;
+  }
+}
+
+// What the grouped launches do not take, each with its reason (no GPU needed: nothing launches).
+TEST(GemvFast, GroupedLaunchesNameWhatTheyDoNotTake) {
+  const QuantMatrixView q4{reinterpret_cast<const void*>(uintptr_t{256}), kQ4K, 4096, 4096};
+  const QuantMatrixView q6{reinterpret_cast<const void*>(uintptr_t{256}), kQ6K, 4096, 4096};
+  const QuantMatrixView q8{reinterpret_cast<const void*>(uintptr_t{256}), kQ8_0, 4096, 4096};
+  const QuantMatrixView q4_wide{reinterpret_cast<const void*>(uintptr_t{256}), kQ4K, 4096, 11008};
+  void* y = reinterpret_cast<void*>(uintptr_t{512});
+  const auto out = [&](QuantMatrixView w) { return GemvOutput{w, y, GemmEpilogue::StoreF32}; };
+  EXPECT_EQ(gemv_fast_group_unsupported_reason({out(q4), out(q4), out(q4)}, 1), "");
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q4), out(q4)}, 2).find("one token"), std::string::npos);
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q4), out(q6)}, 1).find("part 1 differs"), std::string::npos);
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q4), out(q4_wide)}, 1).find("part 1 differs"), std::string::npos);
+  // gemv_fast sums 4096 q4_K rows with 8 warps per block and 11008 with 4 (at T = 1): another order.
+  const QuantMatrixView q4_tall{reinterpret_cast<const void*>(uintptr_t{256}), kQ4K, 11008, 4096};
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q4), out(q4_tall)}, 1).find("another block size"), std::string::npos);
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q8)}, 1).find("q4_K, q5_K, q6_K"), std::string::npos);
+  EXPECT_NE(gemv_fast_group_unsupported_reason({out(q4), out(q4), out(q4), out(q4)}, 1).find("4 matrices"),
+            std::string::npos);
+  EXPECT_NE(gemv_fast_group_unsupported_reason({}, 1).find("0 matrices"), std::string::npos);
+  EXPECT_EQ(gemv_fast_swiglu_unsupported_reason(q4, q4, 1), "");
+  EXPECT_NE(gemv_fast_swiglu_unsupported_reason(q4, q6, 1).find("differ"), std::string::npos);
+  EXPECT_NE(gemv_fast_swiglu_unsupported_reason(q4, q4, 3).find("gate: T = 3"), std::string::npos);
 }
 
 // A small case for compute-sanitizer (memcheck, racecheck): every gemv kernel of every type once,

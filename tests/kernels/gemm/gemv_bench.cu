@@ -175,8 +175,8 @@ int run(int argc, char** argv) {
 
   // Summary: per (type, shape, T) every kernel's GB/s, and auto against staged where both exist.
   std::printf("\n== gemv summary (GB/s effective, weights only; median of %d batches of %d launches)\n", o.reps, kBatch);
-  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged", "dir_w2",
-              "dir_w4", "dir_w8", "dir_w16", "seq_d2", "seq_d4", "auto", "auto/st");
+  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged",
+              "dir_w2", "dir_w4", "dir_w8", "dir_w16", "str_w4", "str_w8", "str_w16", "seq_d2", "seq_d4", "auto", "auto/st");
   std::map<std::string, std::map<std::string, double>> table;
   std::vector<std::string> order;
   for (const auto& r : results) {
@@ -198,10 +198,10 @@ int run(int argc, char** argv) {
     const auto st = m.find("staged"), au = m.find("auto");
     char ratio[16] = "       -";
     if (st != m.end() && au != m.end()) std::snprintf(ratio, sizeof ratio, "%7.2fx", au->second / st->second);
-    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(),
+    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(),
                 cell("staged").c_str(), cell("direct_w2").c_str(), cell("direct_w4").c_str(), cell("direct_w8").c_str(),
-                cell("direct_w16").c_str(), cell("seq_d2").c_str(), cell("seq_d4").c_str(),
-                cell("auto").c_str(), ratio);
+                cell("direct_w16").c_str(), cell("stream_w4").c_str(), cell("stream_w8").c_str(),
+                cell("stream_w16").c_str(), cell("seq_d2").c_str(), cell("seq_d4").c_str(), cell("auto").c_str(), ratio);
   }
   if (!o.csv.empty()) write_csv(o.csv, results);
   return 0;
