@@ -291,6 +291,10 @@ TEST(GemmFast, SwigluMatchesCublasAt7BShape) {
 // gemv_fast's weight types (q5_K: the direct kernel only) and its kernels: Auto (what the engine
 // runs) and each one of gemv_fast_kernels.
 constexpr uint32_t kGemvTypes[] = {kQ4K, kQ5K, kQ6K, kQ8_0, kF16};
+struct GemvShape {  // a weight matrix of the decode tests: type, N rows of K
+  uint32_t type;
+  int64_t N, K;
+};
 std::vector<GemvKernel> gemv_kernels_with_auto(uint32_t type) {
   std::vector<GemvKernel> ks{GemvKernel::Auto};
   for (GemvKernel k : gemv_fast_kernels(type)) ks.push_back(k);
@@ -320,10 +324,7 @@ TEST(GemvFast, SevenBShapesMatchReferenceAndRepeatBitwise) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(12);
-  const struct {
-    uint32_t type;
-    int64_t N, K;
-  } shapes[] = {{kQ4K, 4096, 11008}, {kQ4K, 4104, 4096}, {kQ5K, 4096, 11008}, {kQ6K, 11008, 4096},
+  const GemvShape shapes[] = {{kQ4K, 4096, 11008}, {kQ4K, 4104, 4096}, {kQ5K, 4096, 11008}, {kQ6K, 11008, 4096},
                 {kQ6K, 1000, 11008}, {kQ8_0, 1000, 4160}, {kF16, 520, 4096}};
   for (const auto& sh : shapes) {
     const Weights w = make_weights(sh.type, sh.N, sh.K, 900 + sh.type);
@@ -356,10 +357,7 @@ TEST(GemvFast, StreamEqualsDirectBitwise) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(14);
-  const struct {
-    uint32_t type;
-    int64_t N, K;
-  } shapes[] = {{kQ4K, 32000, 4096}, {kQ4K, 11008, 4096}, {kQ4K, 4104, 4096}, {kQ4K, 16, 4096},
+  const GemvShape shapes[] = {{kQ4K, 32000, 4096}, {kQ4K, 11008, 4096}, {kQ4K, 4104, 4096}, {kQ4K, 16, 4096},
                 {kQ5K, 11008, 4096}, {kQ6K, 32000, 4096}, {kQ6K, 4096, 11008}, {kQ6K, 11000, 4096}};
   const std::pair<GemvKernel, GemvKernel> pairs[] = {{GemvKernel::StreamW4, GemvKernel::DirectW4},
                                                      {GemvKernel::StreamW8, GemvKernel::DirectW8},
@@ -435,10 +433,7 @@ TEST(GemvFast, SwigluEqualsGateUpThenSiluMulBitwise) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(16);
-  const struct {
-    uint32_t type;
-    int64_t N, K;
-  } cases[] = {{kQ4K, 11008, 4096}, {kQ5K, 11008, 4096}, {kQ6K, 11008, 4096}, {kQ4K, 1000, 2048}};
+  const GemvShape cases[] = {{kQ4K, 11008, 4096}, {kQ5K, 11008, 4096}, {kQ6K, 11008, 4096}, {kQ4K, 1000, 2048}};
   for (const auto& c : cases) {
     const Weights gate = make_weights(c.type, c.N, c.K, 970 + c.type), up = make_weights(c.type, c.N, c.K, 980 + c.type);
     DeviceBuffer<uint16_t> x(random_activations(c.K, rng));
