@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <utility>
 
 #include "util/process.h"
 #include "core/sha256.h"
@@ -117,6 +118,29 @@ HarnessPlan plan_harness(const fs::path& explicit_harness, bool handed_over, con
     plan.id.how = how + (plan.id.dirty ? " (built from uncommitted sources)" : "");
   }
   return plan;
+}
+
+std::vector<std::string> pin_revisions(const std::vector<std::string>& argv, const std::string& baseline_sha,
+                                       const std::string& candidate_sha) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    bool pinned = false;
+    for (const auto& [flag, sha] : {std::pair{std::string("--baseline"), baseline_sha}, {std::string("--candidate"), candidate_sha}}) {
+      if (sha.empty()) continue;
+      if (a == flag && i + 1 < argv.size()) {
+        out.insert(out.end(), {a, sha});
+        ++i;
+        pinned = true;
+      } else if (a.rfind(flag + "=", 0) == 0) {
+        out.push_back(flag + "=" + sha);
+        pinned = true;
+      }
+      if (pinned) break;
+    }
+    if (!pinned) out.push_back(a);
+  }
+  return out;
 }
 
 void hand_over(const fs::path& exe, const std::vector<std::string>& argv) {

@@ -43,6 +43,13 @@ struct HarnessPlan {
 HarnessPlan plan_harness(const std::filesystem::path& explicit_harness, bool handed_over, const Build& baseline,
                          const Build& candidate);
 
+// `argv` with the revisions it names (`--baseline REV`, `--candidate REV`, or their `=` forms)
+// replaced by the commits they resolved to, where the sha is not empty: a hand-over must judge the
+// commits this process built, not whatever HEAD (or a branch) names when the harness resolves it
+// again (a commit made meanwhile was picked up as the candidate).
+std::vector<std::string> pin_revisions(const std::vector<std::string>& argv, const std::string& baseline_sha,
+                                       const std::string& candidate_sha);
+
 // Replaces this process with `exe` run with `argv` (argv[0] excluded) plus `--harness exe
 // --harness-exec`. Returns only on failure (throws pfx::Error).
 [[noreturn]] void hand_over(const std::filesystem::path& exe, const std::vector<std::string>& argv);

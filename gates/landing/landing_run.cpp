@@ -282,7 +282,8 @@ void settle_harness(const RunOptions& opt, Prepared& p, const Progress& progress
     plan.id.how = "not pinned: judged in this process (bisect), not by " + other;
   } else if (plan.exec) {
     progress.say("harness: handing over to " + plan.exec->string() + " (" + plan.id.how + ")");
-    hand_over(*plan.exec, opt.argv);
+    hand_over(*plan.exec, pin_revisions(opt.argv, p.baseline.worktree ? "" : p.baseline.sha,
+                                        p.candidate.worktree ? "" : p.candidate.sha));
   }
   p.harness = plan.id;
   progress.say("harness: " + std::string(plan.id.pinned ? "" : "NOT PINNED — ") + plan.id.how + ", commit " + plan.id.commit +

@@ -130,3 +130,21 @@ TEST(AbBudget, OneDeltaThePairedMedianOfRatios) {
   ASSERT_NE(r.headline(), nullptr);
   EXPECT_NEAR(*r.headline()->delta_pct, -1.0, 1e-9) << "the report's headline shows the gate's Δ";
 }
+
+namespace pfx::gates {
+namespace {
+
+// The hand-over names the commits this process resolved, so a commit made during the build (HEAD
+// moved) is not what the harness judges; worktree sides (empty sha) and other options pass as given.
+TEST(HarnessHandOver, PinsTheRevisionsItResolved) {
+  const std::vector<std::string> argv = {"run", "--baseline", "HEAD~1", "--candidate=HEAD", "--gates", "g.yaml"};
+  EXPECT_EQ(pin_revisions(argv, "aaa111", "bbb222"),
+            (std::vector<std::string>{"run", "--baseline", "aaa111", "--candidate=bbb222", "--gates", "g.yaml"}));
+  EXPECT_EQ(pin_revisions(argv, "aaa111", ""),
+            (std::vector<std::string>{"run", "--baseline", "aaa111", "--candidate=HEAD", "--gates", "g.yaml"}));
+  const std::vector<std::string> prebuilt = {"gate", "ab", "--baseline-build", "b", "--candidate-build", "c"};
+  EXPECT_EQ(pin_revisions(prebuilt, "aaa111", "bbb222"), prebuilt);
+}
+
+}  // namespace
+}  // namespace pfx::gates
