@@ -73,11 +73,11 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
 // 16-row tiles (q4_K: 4, 8, 16; q5_K, q6_K: 4, 8; same bits as DirectW<n>); SeqD<n> = the generic
 // GEMM's summation order, n decoder warps (kernels/gemm_fast_gemv_seq.cuh; q4_K, q6_K: 2, 4;
 // q5_K: 2), bitwise equal to the generic path. Auto = gemv_fast's choice (measured,
-// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, stream at T = 1; staged for q8_0
+// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, direct at T = 1; staged for q8_0
 // and f16. Every kernel gives each output as a fixed-order sum (bitwise run to run), but two
 // kernels differ in that order.
 // Decode steps (T = 1) in fewer launches, with the same bits as gemv_fast per matrix (its direct
-// kernel, streaming 16-row tiles of every part in one grid):
+// kernel, one block per 16-row tile of every part, in one grid):
 // - gemv_fast_group: up to three matrices of one K-quant type and one K against the same
 //   activations, each into its own output under its own epilogue (the Q, K, V projections);
 // - gemv_fast_swiglu: a16 = fp16(silu(gate·x) · (up·x)), as gemv_fast of gate and up (StoreF32)

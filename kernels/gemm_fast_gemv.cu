@@ -437,8 +437,6 @@ void launch_gemv(const GemvParams& p, int T, cudaStream_t stream) {
 
 namespace pfx::kernels::detail {
 
-namespace {
-
 // Warps per 16-row block of the direct kernel when gemv_fast chooses (GemvKernel::Auto), from the
 // H200 table (gemv_bench, docs/h200-evidence/s5-call1-gemv-direct-fe7929f.txt): fewer warps per
 // block, i.e. more units per warp behind one prefetch, won wherever the grid still fills the GPU.
@@ -446,13 +444,15 @@ namespace {
 // (256 blocks: 4 warps leave SMs short of warps), 4 at the vocab head (2000 blocks), and at
 // 11008 x 4096 4 for T <= 4, 8 above (T = 1: 1304 vs 1208 GB/s; T = 8: 845 vs 925). Never more
 // warps than units.
-int direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
+int gemv_direct_warps(uint32_t type, int64_t T, int64_t N, int64_t K) {
   const int64_t units = K / dev::kGemvUnitK;
   int w = 4;
   if (type == dev::DirectQ4K::kGgmlType) w = (N <= 4096 || K >= 8192 || (N <= 16384 && T > 4)) ? 8 : 4;
   while (w > 1 && w > units) w /= 2;
   return w;
 }
+
+namespace {
 
 // Decoder warps of k_gemv_seq when gemv_fast chooses (GemvKernel::Auto): 4 for q4_K and q6_K (the
 // faster one at most 7B shapes on the H200 before the register cap changed; to be re-measured), 2 for
@@ -468,7 +468,7 @@ int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
     case GemvKernel::StreamW8: return 8;
     case GemvKernel::DirectW16:
     case GemvKernel::StreamW16: return 16;
-    default: return direct_warps(type, T, N, K);
+    default: return gemv_direct_warps(type, T, N, K);
   }
 }
 
@@ -480,6 +480,18 @@ int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
 // barrier and then all load at once.
 bool streams_tiles(GemvKernel k) {
   return k == GemvKernel::StreamW4 || k == GemvKernel::StreamW8 || k == GemvKernel::StreamW16;
+}
+
+// The direct kernel of `type` on `job` (what gemv_fast and the grouped launches share); false for
+// a type it does not take (q8_0, f16).
+bool launch_direct(uint32_t type, const dev::GemvJob& job, int T, int warps, bool stream_tiles, cudaStream_t stream) {
+  using namespace dev;
+  switch (type) {
+    case DirectQ4K::kGgmlType: launch_gemv_direct<DirectQ4K>(job, T, warps, stream_tiles, stream); return true;
+    case DirectQ5K::kGgmlType: launch_gemv_direct<DirectQ5K>(job, T, warps, stream_tiles, stream); return true;
+    case DirectQ6K::kGgmlType: launch_gemv_direct<DirectQ6K>(job, T, warps, stream_tiles, stream); return true;
+    default: return false;
+  }
 }
 
 }  // namespace
@@ -507,20 +519,11 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
     }
   }
   if (k != GemvKernel::Staged) {
-    const GemvPartLaunch part{a.w0, a.row_bytes, a.N, a.y, a.mode};  // (detail::)
-    const GemvJob job = direct_job(&part, 1, a.K, a.x, false);
-    switch (ggml_type) {
-      case DirectQ4K::kGgmlType:
-        return launch_gemv_direct<DirectQ4K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
-                                                 a.stream);
-      case DirectQ5K::kGgmlType:
-        return launch_gemv_direct<DirectQ5K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
-                                                 a.stream);
-      case DirectQ6K::kGgmlType:
-        return launch_gemv_direct<DirectQ6K>(job, T, warps_of(k, ggml_type, a.T, a.N, a.K), streams_tiles(k),
-                                                 a.stream);
-      default: break;  // Auto: the staged kernel
-    }
+    const GemvPartLaunch part{a.w0, a.row_bytes, a.N, a.y, a.mode};
+    if (launch_direct(ggml_type, direct_job(&part, 1, a.K, a.x, false), T, warps_of(k, ggml_type, a.T, a.N, a.K),
+                      streams_tiles(k), a.stream))
+      return;
+    // Auto for q8_0 / f16: the staged kernel
   }
   switch (ggml_type) {
     case WeightQ4K::kGgmlType: return launch_gemv<WeightQ4K>(p, T, a.stream);
@@ -531,21 +534,13 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
   }
 }
 
-int gemv_direct_warps(uint32_t ggml_type, int64_t T, int64_t N, int64_t K) { return direct_warps(ggml_type, T, N, K); }
-
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
                        const uint16_t* x, int64_t T, cudaStream_t stream) {
-  using namespace dev;
-  const GemvJob job = direct_job(parts, n, K, x, swiglu);
   // Every part's own pick (the caller checked that they agree): the warps per block fix each
   // output's summation order, so this is what makes a part's bits those of its own launch.
-  const int warps = direct_warps(ggml_type, T, parts[0].N, K);
-  switch (ggml_type) {
-    case DirectQ4K::kGgmlType: return launch_gemv_direct<DirectQ4K>(job, static_cast<int>(T), warps, false, stream);
-    case DirectQ5K::kGgmlType: return launch_gemv_direct<DirectQ5K>(job, static_cast<int>(T), warps, false, stream);
-    case DirectQ6K::kGgmlType: return launch_gemv_direct<DirectQ6K>(job, static_cast<int>(T), warps, false, stream);
-    default: fail("gemv_fast: weight type id ", ggml_type, " has no grouped kernel");
-  }
+  if (!launch_direct(ggml_type, dev::direct_job(parts, n, K, x, swiglu), static_cast<int>(T),
+                     gemv_direct_warps(ggml_type, T, parts[0].N, K), false, stream))
+    fail("gemv_fast: weight type id ", ggml_type, " has no grouped kernel");
 }
 
 }  // namespace pfx::kernels::detail

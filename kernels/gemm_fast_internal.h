@@ -51,7 +51,7 @@ struct GemvPartLaunch {
   void* y;
   int mode;  // dev::EpilogueMode
 };
-// The direct kernel streaming parts [parts, parts + n) of one K-quant type and one K in one launch
+// The direct kernel on parts [parts, parts + n) of one K-quant type and one K in one launch
 // (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
                        const uint16_t* x, int64_t T, cudaStream_t stream);

@@ -131,8 +131,8 @@ __device__ __forceinline__ int2 slice_of(int n, int s, int slices) { return make
 
 // grid (T, slices); rotation + conversion + cache write, reading unrotated q32/k32 (as float2
 // pairs for the common layout: adjacent pairs over the whole head). Slice blockIdx.y of the
-// query heads and of the key/value heads; short prompts use many slices (rope_fused_slices), so
-// that a decode step's token is not one block walking every head (4.4 µs per layer on the H200).
+// query heads and of the key/value heads; short prompts use many slices (rope_store_qkv_fused),
+// so that a decode step's token is not one block walking every head (4.4 µs per layer on the H200).
 // p0 from *p0_dev when that is set; a device position whose rows do not fit the cache writes
 // nothing (block-uniform exit).
 __global__ void __launch_bounds__(RopeCfg::kThreads)
