@@ -2,6 +2,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cuda/nvtx_range.h"
@@ -192,21 +193,18 @@ bool GemmDispatch::in_pipeline_slot(const DeviceMatrix& w) const {
 }
 
 void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output>& outputs, const uint16_t* x16, int T) {
-  // Partition in order: each output joins the first group whose weights share its type and K (and
-  // that has room); a group of one, or one a grouped launch does not take, runs as run().
+  // Partition in order: each output that a decode launch can take joins the first group of its
+  // weights' type and K that has room; the rest (prefill, the generic path, a weight the pipelined
+  // variant holds decoded) and groups of one go through run().
+  const auto groupable = [&](const Output& o) { return fast_ && T <= kernels::kGemvMaxT && !in_pipeline_slot(*o.w); };
   std::vector<std::vector<const Output*>> groups;
   for (const Output& o : outputs) {
-    const bool groupable = fast_ && T <= kernels::kGemvMaxT && !in_pipeline_slot(*o.w);
-    std::vector<const Output*>* home = nullptr;
-    for (auto& g : groups) {
+    const auto home = std::find_if(groups.begin(), groups.end(), [&](const std::vector<const Output*>& g) {
       const DeviceMatrix& w0 = *g.front()->w;
-      if (groupable && !in_pipeline_slot(w0) && g.size() < static_cast<size_t>(kernels::kGemvMaxParts) &&
-          w0.ggml_type == o.w->ggml_type && w0.cols == o.w->cols) {
-        home = &g;
-        break;
-      }
-    }
-    if (home) home->push_back(&o);
+      return groupable(o) && groupable(*g.front()) && g.size() < static_cast<size_t>(kernels::kGemvMaxParts) &&
+             w0.ggml_type == o.w->ggml_type && w0.cols == o.w->cols;
+    });
+    if (home != groups.end()) home->push_back(&o);
     else groups.push_back({&o});
   }
   for (const auto& g : groups) {
