@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
-#include <utility>
 
 #include "util/process.h"
 #include "core/sha256.h"
@@ -125,20 +124,18 @@ std::vector<std::string> pin_revisions(const std::vector<std::string>& argv, con
   std::vector<std::string> out;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    bool pinned = false;
-    for (const auto& [flag, sha] : {std::pair{std::string("--baseline"), baseline_sha}, {std::string("--candidate"), candidate_sha}}) {
-      if (sha.empty()) continue;
-      if (a == flag && i + 1 < argv.size()) {
-        out.insert(out.end(), {a, sha});
-        ++i;
-        pinned = true;
-      } else if (a.rfind(flag + "=", 0) == 0) {
-        out.push_back(flag + "=" + sha);
-        pinned = true;
-      }
-      if (pinned) break;
+    const std::string flag = a.substr(0, a.find('='));
+    const std::string* sha = flag == "--baseline" ? &baseline_sha : flag == "--candidate" ? &candidate_sha : nullptr;
+    if (sha == nullptr || sha->empty()) {
+      out.push_back(a);
+    } else if (flag != a) {
+      out.push_back(flag + "=" + *sha);
+    } else if (i + 1 < argv.size()) {
+      out.insert(out.end(), {flag, *sha});
+      ++i;
+    } else {
+      out.push_back(a);
     }
-    if (!pinned) out.push_back(a);
   }
   return out;
 }
