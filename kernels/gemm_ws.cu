@@ -146,11 +146,11 @@ int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
   double best_cost = 1e300;
   for (size_t i = 0; i < vs.size(); ++i) {
     const WsVariantInfo& v = vs[i];
-    const int64_t tiles = (out_rows + 127) / 128 * ((T + v.tile_n - 1) / v.tile_n);
-    const int64_t slots = sms * v.ctas_per_sm / v.sms_per_tile;
     if (v.sms_per_tile != 1 || v.tile_m != 128) continue;
+    const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
+    const int64_t slots = sms * v.ctas_per_sm;
     const double per_mma = v.tile_n < 256 ? 1.3 : 1.0;
-    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.ctas_per_sm / v.sms_per_tile * per_mma;
+    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.ctas_per_sm * per_mma;
     if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
   }
   return best;
