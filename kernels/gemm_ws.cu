@@ -5,11 +5,15 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
+#include "kernels/cuda_check.h"
 #include "kernels/gemm_ws.h"
 #include "kernels/gemm_ws_internal.h"
 #include "kernels/gemm_ws_kernel.cuh"
+#include "kernels/gemm_ws_schedule.cuh"
 #include "quant/types.h"
 #include "util/error.h"
 
@@ -57,6 +61,47 @@ void check_call(const char* fn, const WsMatrixView& w, const uint16_t* x16, int6
 detail::WsLaunch launch_args(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, int mode,
                              cudaStream_t stream) {
   return {w.data, w.swiglu ? 2 * w.rows : w.rows, w.cols, T, x16, y, mode, stream};
+}
+
+// The split-chain variants' workspace on one device: per CTA (at most one per SM) the
+// accumulators of one 128 × 256 tile (2 panels × 128 threads × 128 floats) and a ready flag,
+// zeroed once (each tail clears the flag it consumed).
+struct SplitWorkspace {
+  void* partial = nullptr;
+  unsigned* ready = nullptr;
+};
+SplitWorkspace split_workspace(cudaStream_t stream) {
+  static std::mutex mu;
+  static std::map<int, SplitWorkspace> by_device;
+  const std::lock_guard<std::mutex> lock(mu);
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  if (const auto it = by_device.find(dev); it != by_device.end()) return it->second;
+  if (stream != nullptr) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone)
+      fail("gemm_ws: the split-chain workspace is allocated on first use, which a CUDA graph capture does not "
+           "allow: call gemm_ws_reserve_workspace() before capturing");
+  }
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  SplitWorkspace w;
+  CUDA_CHECK(cudaMalloc(&w.partial, static_cast<size_t>(sms) * 2 * 128 * 128 * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.ready), static_cast<size_t>(sms) * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemset(w.ready, 0, static_cast<size_t>(sms) * sizeof(unsigned)));
+  CUDA_CHECK(cudaDeviceSynchronize());  // the flags are zero before any launch reads them
+  by_device.emplace(dev, w);  // lives for the process, as the CUDA context
+  return w;
+}
+
+void launch_variant(const detail::WsVariantEntry& v, detail::WsLaunch a, int max_ctas) {
+  a.max_ctas = max_ctas;
+  if (v.info.split_chains) {
+    const SplitWorkspace w = split_workspace(a.stream);
+    a.partial = w.partial, a.ready = w.ready;
+  }
+  v.launch(a);
 }
 
 // The device's multiprocessors (the persistent grid); an H200's 132 where no device answers (host tests).
@@ -132,16 +177,19 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
   }
 }
 
-// Persistent CTAs (clusters), each tile a serial k chain: the time is about (rounds of tiles) ×
-// (the time of one tile on its SMs, ∝ BN / sms_per_tile) × the variant's cost per MMA, measured on
-// the H200 (docs/gemm-fast.md): the 128-token tile issues ~1.3× the instructions per MMA the
-// tensor cores absorb (462 vs 660 TFLOP/s per full machine for q4_K); the cluster variants are
-// left out of the choice until they are measured faster (their first build ran at ~250), and so is
-// the 64-row shared-A variant (ws_a64_n256), timed slower than ws_n128 at every T = 512 shape
-// (docs/gemm-fast.md, session 9: L2-bound).
+// Persistent CTAs (clusters): the time is about the k-tiles the busiest CTA runs × the variant's
+// cost per k-tile (∝ BN / sms_per_tile × its cost per MMA), measured on the H200
+// (docs/gemm-fast.md): the 128-token tile issues ~1.3× the instructions per MMA the tensor cores
+// absorb (462 vs 660 TFLOP/s per full machine for q4_K). Whole tiles: rounds × nk k-tiles. Split
+// chains: the work spread evenly (tiles · nk / CTAs), plus about three k-tiles (of a 4096-wide K) for
+// storing and loading one split tile's accumulators. The cluster variants are left out of the choice until
+// they are measured faster (their first build ran at ~250), and so is the 64-row shared-A variant
+// (ws_a64_n256), timed slower than ws_n128 at every T = 512 shape (docs/gemm-fast.md, session 9:
+// L2-bound).
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
   const auto& vs = gemm_ws_variants(ggml_type);
   const int64_t sms = sm_count();
+  constexpr double kSplitOverheadKTiles = 3.0;
   int best = 0;
   double best_cost = 1e300;
   for (size_t i = 0; i < vs.size(); ++i) {
@@ -149,26 +197,74 @@ int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
     if (v.sms_per_tile != 1 || v.tile_m != 128) continue;
     const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
     const int64_t slots = sms * v.ctas_per_sm;
-    const double per_mma = v.tile_n < 256 ? 1.3 : 1.0;
-    const double cost = static_cast<double>((tiles + slots - 1) / slots) * v.tile_n * v.ctas_per_sm * per_mma;
+    const double per_ktile = v.tile_n * v.ctas_per_sm * (v.tile_n < 256 ? 1.3 : 1.0);
+    // k-tiles per CTA in units of one tile's chain (nk cancels)
+    double chains = static_cast<double>((tiles + slots - 1) / slots);
+    if (v.split_chains) {
+      if (!dev::ws_split_balances(tiles, static_cast<int>(slots))) continue;  // it would run whole tiles
+      chains = static_cast<double>(tiles) / static_cast<double>(slots) + kSplitOverheadKTiles / 64.0;
+    }
+    const double cost = chains * per_ktile;
     if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
   }
   return best;
 }
 
 void gemm_ws_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y,
-                     GemmEpilogue epilogue, cudaStream_t stream) {
+                     GemmEpilogue epilogue, cudaStream_t stream, int max_ctas) {
   if (w.swiglu) fail("gemm_ws: an interleaved SwiGLU matrix takes gemm_ws_swiglu");
   check_call("gemm_ws", w, x16, T, y, epilogue == GemmEpilogue::StoreF16 ? 4 : 8);
-  variant_or_fail(w.ggml_type, variant, "gemm_ws").launch(launch_args(w, x16, T, y, mode_of(epilogue), stream));
+  launch_variant(variant_or_fail(w.ggml_type, variant, "gemm_ws"), launch_args(w, x16, T, y, mode_of(epilogue), stream),
+                 max_ctas);
 }
 
 void gemm_ws_swiglu_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, int max_ctas) {
   if (!w.swiglu) fail("gemm_ws_swiglu: the matrix is not an interleaved gate/up repack");
   check_call("gemm_ws_swiglu", w, x16, T, a16, 4);
-  variant_or_fail(w.ggml_type, variant, "gemm_ws_swiglu").launch(launch_args(w, x16, T, a16, dev::kWsSwiglu, stream));
+  launch_variant(variant_or_fail(w.ggml_type, variant, "gemm_ws_swiglu"),
+                 launch_args(w, x16, T, a16, dev::kWsSwiglu, stream), max_ctas);
 }
+
+std::string gemm_ws_group_unsupported_reason(uint32_t ggml_type, const std::vector<WsGroupPart>& parts, int64_t cols) {
+  if (parts.empty() || parts.size() > static_cast<size_t>(kWsMaxGroupParts))
+    return std::to_string(parts.size()) + " parts (a group takes 1 to " + std::to_string(kWsMaxGroupParts) + ")";
+  int64_t rows = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (const std::string why = gemm_ws_unsupported_reason(ggml_type, parts[i].rows, cols); !why.empty())
+      return "part " + std::to_string(i) + ": " + why;
+    if (i + 1 < parts.size() && parts[i].rows % 128 != 0)
+      return "part " + std::to_string(i) + ": " + std::to_string(parts[i].rows) +
+             " rows, not a multiple of 128 (its tiles would mix two parts)";
+    rows += parts[i].rows;
+  }
+  return gemm_ws_unsupported_reason(ggml_type, rows, cols);
+}
+
+void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector<WsGroupPart>& parts,
+                           const uint16_t* x16, int64_t T, GemmEpilogue epilogue, cudaStream_t stream, int max_ctas) {
+  if (w.swiglu) fail("gemm_ws_group: an interleaved SwiGLU matrix takes gemm_ws_swiglu");
+  if (const std::string why = gemm_ws_group_unsupported_reason(w.ggml_type, parts, w.cols); !why.empty())
+    fail("gemm_ws_group: ", why);
+  int64_t rows = 0;
+  for (const WsGroupPart& part : parts) rows += part.rows;
+  if (rows != w.rows) fail("gemm_ws_group: the parts have ", rows, " rows, the matrix ", w.rows);
+  const int y_align = epilogue == GemmEpilogue::StoreF16 ? 4 : 8;
+  for (const WsGroupPart& part : parts) check_call("gemm_ws_group", w, x16, T, part.y, y_align);
+  const detail::WsVariantEntry& v = variant_or_fail(w.ggml_type, variant, "gemm_ws_group");
+  if (v.info.sms_per_tile != 1 || v.info.tile_m != 128) fail("gemm_ws_group: variant ", v.info.name, " takes no groups");
+  detail::WsLaunch a = launch_args(w, x16, T, parts.front().y, mode_of(epilogue), stream);
+  a.parts = static_cast<int>(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) a.part_rows[i] = parts[i].rows, a.part_y[i] = parts[i].y;
+  launch_variant(v, a, max_ctas);
+}
+
+void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts, const uint16_t* x16, int64_t T,
+                   GemmEpilogue epilogue, cudaStream_t stream) {
+  gemm_ws_group_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows), w, parts, x16, T, epilogue, stream);
+}
+
+void gemm_ws_reserve_workspace() { (void)split_workspace(nullptr); }
 
 void gemm_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
              cudaStream_t stream) {

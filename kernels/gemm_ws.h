@@ -52,13 +52,38 @@ struct WsVariantInfo {
   int sms_per_tile;  // 1: one CTA of two consumer warpgroups; 2: a 2-CTA cluster, one panel each
   int ctas_per_sm;   // CTAs resident on one SM (2: one's epilogue under the other's MMAs)
   int tile_m = 128;  // weight rows per tile (64: one panel, the decode split over the warpgroups)
+  bool split_chains = false;  // tiles' k chains split over CTAs in order (kernels/gemm_ws_schedule.cuh)
 };
 const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
 // The variant gemm_ws / gemm_ws_swiglu run for T tokens over a matrix of `out_rows` MMA rows.
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows);
+// max_ctas > 0 runs the persistent grid on at most that many CTAs (the tests: split chains at
+// small shapes); 0 is one per SM.
 void gemm_ws_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y,
-                     GemmEpilogue epilogue, cudaStream_t stream);
+                     GemmEpilogue epilogue, cudaStream_t stream, int max_ctas = 0);
 void gemm_ws_swiglu_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16,
-                            cudaStream_t stream);
+                            cudaStream_t stream, int max_ctas = 0);
+
+// Several matrices over the same activations (a layer's Q, K and V) in one launch: their repacks
+// one after another in one buffer (the repack of rows [a; b] is a's repack followed by b's when a
+// has a multiple of 128 rows), w.rows their total, part i writing parts[i].y [T, parts[i].rows].
+// Each output gets the bits gemm_ws gives that matrix alone.
+struct WsGroupPart {
+  int64_t rows;
+  void* y;
+};
+inline constexpr int kWsMaxGroupParts = 3;
+// Empty when one gemm_ws_group launch takes these parts (of a `cols`-column matrix of this type).
+std::string gemm_ws_group_unsupported_reason(uint32_t ggml_type, const std::vector<WsGroupPart>& parts, int64_t cols);
+void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts, const uint16_t* x16, int64_t T,
+                   GemmEpilogue epilogue, cudaStream_t stream);
+void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector<WsGroupPart>& parts,
+                           const uint16_t* x16, int64_t T, GemmEpilogue epilogue, cudaStream_t stream, int max_ctas = 0);
+
+// The split-chain variants' device workspace (accumulators of split tiles and their flags, ~17 MB
+// on an H200), allocated on first use on the current device; call it before capturing a launch in
+// a CUDA graph (allocation is not allowed there). The variants of one device share it: their
+// launches must not overlap (one stream, as the engine runs them).
+void gemm_ws_reserve_workspace();
 
 }  // namespace pfx::kernels

@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
         load_w(mt, kt, stage, bar);
         if (++stage == S) stage = 0, phase ^= 1;
       }
-      ws_prefetch_old_tile(p, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
+      ws_prefetch_old_tile(p, p.y, p.n_out, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
     }
     return;
   }
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
     release(prev1);
     prev1 = prev2 = S;
     PFX_RACE_STRESS_POINT(4);
-    ws_epilogue<Cfg::kHalfN>(p, acc, mt * Cfg::BM, tt * BN + c * Cfg::kHalfN, lane, warp);
+    ws_epilogue<Cfg::kHalfN>(p, p.y, p.n_out, acc, mt * Cfg::BM, tt * BN + c * Cfg::kHalfN, lane, warp);
   }
 }
 

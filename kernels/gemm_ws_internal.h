@@ -13,12 +13,22 @@ namespace pfx::kernels::detail {
 // One launch, validated by the caller.
 struct WsLaunch {
   const void* w;  // repacked
-  int64_t out_rows;  // MMA rows of the repacked matrix (SwiGLU: 2N)
+  int64_t out_rows;  // MMA rows of the repacked matrix (SwiGLU: 2N; a group: the parts' sum)
   int64_t K, T;
   const uint16_t* x;
   void* y;
   int mode;  // dev::WsMode
   cudaStream_t stream;
+  // A group (gemm_ws_group): part i's rows (a multiple of 128 but the last) and output; parts 0:
+  // one matrix into y.
+  int parts = 0;
+  int64_t part_rows[kWsMaxGroupParts] = {};
+  void* part_y[kWsMaxGroupParts] = {};
+  // Split-chain variants: the workspace (gemm_ws.cu) and, for the tests, a grid smaller than the
+  // SM count (0: one CTA per SM).
+  void* partial = nullptr;
+  unsigned* ready = nullptr;
+  int max_ctas = 0;
 };
 using WsLaunchFn = void (*)(const WsLaunch&);
 // Repack of `rows` source rows (interleaved gate/up when b != nullptr) into dst.

@@ -2,7 +2,11 @@
 // wgmma M side, dequantized straight into registers in the A-fragment layout.
 //
 // One persistent CTA per SM walks output tiles of 128 weight rows × BN tokens (tile = m + Mt·n: the
-// CTAs running at one time share the X tile through L2). Three warpgroups:
+// CTAs running at one time share the X tile through L2): whole tiles round robin, or (the ws_sk_*
+// variants) an even share of the tile-major k-tile iterations, a tile's chain continued by the
+// next CTA from the accumulators the previous one left in a workspace (kernels/gemm_ws_schedule.cuh).
+// The tiles may belong to up to three matrices over the same X, repacked one after another (a
+// layer's Q, K and V: WsParams::parts). Three warpgroups:
 //   producer (warpgroup 0, 40 registers): one thread streams each k-tile (64 wide) into a ring of
 //     S shared-memory stages: the X tile [BN tokens][64] fp16 by a tensor-map copy (128-byte
 //     swizzle, rows past T zero-filled) and the repacked weight bytes of both 64-row panels
@@ -17,7 +21,8 @@
 //     thread) once step 3 of k-tile i-1 is complete. The epilogue stores from the accumulators while
 //     the producer already fills the next tile's stages.
 // Summation order: every output is one fp32 accumulator over k in increasing order, k16 steps by
-// the tensor cores, exactly as cuBLAS accumulates the generic path's fp16 weights (no split-K).
+// the tensor cores, exactly as cuBLAS accumulates the generic path's fp16 weights (no split-K: a
+// split chain hands the accumulator itself on, in k order).
 #pragma once
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -26,6 +31,7 @@
 
 #include "kernels/elementwise_math.cuh"
 #include "kernels/gemm_ws_layout.cuh"
+#include "kernels/gemm_ws_schedule.cuh"
 #include "kernels/ptx.cuh"
 #include "kernels/race_stress.cuh"
 #include "kernels/sm90.h"
@@ -33,6 +39,8 @@
 namespace pfx::kernels::dev {
 
 enum WsMode : int { kWsStoreF32 = 0, kWsAccumulateF32 = 1, kWsStoreF16 = 2, kWsSwiglu = 3 };
+
+inline constexpr int kWsMaxParts = 3;
 
 struct WsParams {
   const uint8_t* w;  // repacked weights
@@ -44,6 +52,19 @@ struct WsParams {
   int n_out;         // output columns: the matrix's rows (SwiGLU: half of them)
   void* y;           // [T, n_out]: fp32 (StoreF32, AccumulateF32) or fp16
   int mode;          // WsMode
+  // k_gemm_ws only. Several matrices over the same X (Q, K, V), repacked one after the other:
+  // part i owns the panel pairs [part_end[i-1], part_end[i]) and writes part_y[i] [T, part_n_out[i]].
+  // One part: part_y[0] = y, part_n_out[0] = n_out, part_end[0] = m_tiles.
+  int parts;
+  int part_end[kWsMaxParts];
+  int part_n_out[kWsMaxParts];
+  void* part_y[kWsMaxParts];
+  // Split chains (kernels/gemm_ws_schedule.cuh): iterations per CTA (0: whole tiles), the heads'
+  // accumulators ([CTA][panel][kBN / 8][128 threads] float4) and their ready flags ([CTA]: 1 once
+  // the slot is written; the tail that reads it sets it back to 0 for the next launch).
+  int chunk;
+  float4* partial;
+  unsigned* ready;
 };
 
 // Tile shape, ring depth and shared memory of one instantiation.
@@ -87,8 +108,8 @@ __device__ __forceinline__ void ws_wgmma(float (&acc)[kBN / 2], const uint32_t (
 // the compiler must keep each load behind the previous store (they may alias), and the epilogue
 // was a chain of dependent global round trips (H200 trace: attn_output 82 µs, attn_q 35 µs).
 template <int kBN>
-__device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc)[kBN / 2], int row0, int t0, int lane,
-                                            int warp) {
+__device__ __forceinline__ void ws_epilogue(const WsParams& p, void* y, int n_out, const float (&acc)[kBN / 2], int row0,
+                                            int t0, int lane, int warp) {
   const int g = lane >> 2, c = lane & 3;
   const bool even = (g & 1) == 0;
   if (p.mode == kWsAccumulateF32) {
@@ -97,8 +118,8 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
     constexpr int kAccChunk = kBN <= 128 ? 8 : 1;
     const int t_me = t0 + 2 * c + (even ? 0 : 1);             // this thread's token in group j = 0
     const int n_me = row0 + 16 * warp + g - (even ? 0 : 1);   // its first output column (h = 0)
-    float* const y0 = static_cast<float*>(p.y) + static_cast<int64_t>(t_me) * p.n_out + n_me;
-    const int64_t group_stride = int64_t{8} * p.n_out;        // 8 tokens
+    float* const y0 = static_cast<float*>(y) + static_cast<int64_t>(t_me) * n_out + n_me;
+    const int64_t group_stride = int64_t{8} * n_out;        // 8 tokens
 #pragma unroll
     for (int j0 = 0; j0 < kBN / 8; j0 += kAccChunk) {
       float2 old[kAccChunk][2];
@@ -112,7 +133,7 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
           const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
           lo[jj][h] = even ? v0 : recv;
           hi[jj][h] = even ? recv : v1;
-          const bool in = t_me + 8 * j < p.T && n_me + 8 * h < p.n_out;
+          const bool in = t_me + 8 * j < p.T && n_me + 8 * h < n_out;
           old[jj][h] = in ? *reinterpret_cast<const float2*>(y0 + j * group_stride + 8 * h) : make_float2(0.0f, 0.0f);
         }
 #pragma unroll
@@ -120,7 +141,7 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int j = j0 + jj;
-          if (t_me + 8 * j < p.T && n_me + 8 * h < p.n_out)
+          if (t_me + 8 * j < p.T && n_me + 8 * h < n_out)
             *reinterpret_cast<float2*>(y0 + j * group_stride + 8 * h) =
                 make_float2(__fadd_rn(old[jj][h].x, lo[jj][h]), __fadd_rn(old[jj][h].y, hi[jj][h]));
         }
@@ -137,8 +158,8 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
       const float recv = __shfl_xor_sync(0xffffffffu, even ? a_odd : a_even, 4);
       const int col = row0 / 2 + 8 * warp + g;  // this thread's output column
       const int t = even ? t_even : t_even + 1, col0 = even ? col : col - 1;
-      if (t < p.T && col0 < p.n_out)
-        *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.y) + static_cast<int64_t>(t) * p.n_out + col0) =
+      if (t < p.T && col0 < n_out)
+        *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(y) + static_cast<int64_t>(t) * n_out + col0) =
             even ? pack_half2_rn(a_even, recv) : pack_half2_rn(recv, a_odd);
     } else {
 #pragma unroll
@@ -147,13 +168,13 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
         const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
         const int n = row0 + 16 * warp + g + 8 * h;
         const int t = even ? t_even : t_even + 1, n0 = even ? n : n - 1;
-        if (t >= p.T || n0 >= p.n_out) continue;
+        if (t >= p.T || n0 >= n_out) continue;
         const float lo = even ? v0 : recv, hi = even ? recv : v1;
-        const int64_t off = static_cast<int64_t>(t) * p.n_out + n0;
+        const int64_t off = static_cast<int64_t>(t) * n_out + n0;
         if (p.mode == kWsStoreF16)
-          *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(p.y) + off) = pack_half2_rn(lo, hi);
+          *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(y) + off) = pack_half2_rn(lo, hi);
         else
-          *reinterpret_cast<float2*>(static_cast<float*>(p.y) + off) = make_float2(lo, hi);
+          *reinterpret_cast<float2*>(static_cast<float*>(y) + off) = make_float2(lo, hi);
       }
     }
   }
@@ -165,13 +186,59 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, const float (&acc
 // then wait on L2, not DRAM (at BN 256 it has one column group in flight per thread: 32 round trips
 // per tile, ~4 ms of a pp2048 pass before this). Rows must be 16-byte multiples (n_out % 4 == 0),
 // else nothing is prefetched.
-__device__ __forceinline__ void ws_prefetch_old_tile(const WsParams& p, int col0, int bm, int t0, int bn) {
-  if (p.mode != kWsAccumulateF32 || p.n_out % 4 != 0 || col0 >= p.n_out) return;
-  const int cols = min(bm, p.n_out - col0);
+__device__ __forceinline__ void ws_prefetch_old_tile(const WsParams& p, void* y_out, int n_out, int col0, int bm, int t0, int bn) {
+  if (p.mode != kWsAccumulateF32 || n_out % 4 != 0 || col0 >= n_out) return;
+  const int cols = min(bm, n_out - col0);
   const int t_end = min(t0 + bn, p.T);
-  const float* y = static_cast<const float*>(p.y) + col0;
+  const float* y = static_cast<const float*>(y_out) + col0;
   for (int t = t0; t < t_end; ++t)
-    prefetch_l2_bulk(y + static_cast<int64_t>(t) * p.n_out, static_cast<uint32_t>(cols) * 4u);
+    prefetch_l2_bulk(y + static_cast<int64_t>(t) * n_out, static_cast<uint32_t>(cols) * 4u);
+}
+
+// The output a tile of panel pair mt writes: its part's matrix, row stride and first row.
+struct WsPartOut {
+  void* y;
+  int n_out, row0;
+};
+// Constant indices only: a runtime index into the parameter arrays would copy them to the stack.
+__device__ __forceinline__ WsPartOut ws_part_out(const WsParams& p, int mt) {
+  WsPartOut o{p.part_y[0], p.part_n_out[0], mt * 128};
+#pragma unroll
+  for (int i = 1; i < kWsMaxParts; ++i)
+    if (i < p.parts && mt >= p.part_end[i - 1]) o = {p.part_y[i], p.part_n_out[i], (mt - p.part_end[i - 1]) * 128};
+  return o;
+}
+
+// A head piece's accumulators into slot `slot` of the workspace, then its ready flag. Each
+// consumer thread writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512
+// contiguous bytes); every writer's fence orders its stores before the barrier, and the flag is
+// published after it (the threadfence-then-flag pattern).
+template <int kBN>
+__device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&acc)[kBN / 2], int slot, int panel,
+                                              int tid) {
+  float4* dst = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
+#pragma unroll
+  for (int i = 0; i < kBN / 8; ++i)
+    __stcg(dst + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+  __threadfence();
+  named_barrier_sync(1, 256);
+  if (panel == 0 && tid == 0) st_release_gpu(p.ready + slot, 1u);
+}
+
+// A tail piece's start: wait until slot `slot` is ready (every consumer thread acquires it), take
+// the head's accumulators, and once every consumer thread has read them clear the flag for the
+// next launch (nobody else reads the slot in this one).
+template <int kBN>
+__device__ __forceinline__ void ws_load_head(const WsParams& p, float (&acc)[kBN / 2], int slot, int panel, int tid) {
+  while (ld_acquire_gpu(p.ready + slot) == 0u) __nanosleep(128);
+  const float4* src = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
+#pragma unroll
+  for (int i = 0; i < kBN / 8; ++i) {
+    const float4 v = __ldcg(src + i * 128);
+    acc[4 * i] = v.x, acc[4 * i + 1] = v.y, acc[4 * i + 2] = v.z, acc[4 * i + 3] = v.w;
+  }
+  named_barrier_sync(1, 256);
+  if (panel == 0 && tid == 0) p.ready[slot] = 0u;
 }
 
 // One consumer warpgroup's k loop, shared by both kernels: per k-tile wait `full`, take the
@@ -199,14 +266,17 @@ struct WsConsumer {
       for (int i = 0; i < 4; ++i) a[s][i] = 0;
   }
 
-  // acc = Σ_k over the tile; the stage's quants of this warpgroup's panel at ws + quant_off, its
-  // scales at ws + scale_off. release(stage) frees a stage (every consumer thread calls it).
+  // acc += Σ over k-tiles [k0, k1) (fresh: acc = 0 first); the stage's quants of this warpgroup's
+  // panel at ws + quant_off, its scales at ws + scale_off. release(stage) frees a stage (every
+  // consumer thread calls it).
   template <class Release>
-  __device__ __forceinline__ void tile(float (&acc)[kBN / 2], int nk, uint32_t full0, const uint8_t* ws, int quant_off,
-                                       int scale_off, const Release& release) {
+  __device__ __forceinline__ void tile(float (&acc)[kBN / 2], int k0, int k1, bool fresh, uint32_t full0,
+                                       const uint8_t* ws, int quant_off, int scale_off, const Release& release) {
+    if (fresh) {
 #pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
-    for (int kt = 0; kt < nk; ++kt) {
+      for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
+    }
+    for (int kt = k0; kt < k1; ++kt) {
       mbar_wait(full0 + 8 * stage, phase);
       PFX_RACE_STRESS_POINT(2);
       const uint8_t* wq = ws + stage * kWStageBytes + quant_off;
@@ -256,7 +326,8 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
   const uint32_t empty0 = full0 + 8 * S;                          // [S + 1] mbarriers (S: see `prev`)
   const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
-  const int tiles = p.m_tiles * p.t_tiles;
+  const WsSchedule sched{p.m_tiles * p.t_tiles, p.nk, p.chunk};
+  const int units = sched.units(blockIdx.x, gridDim.x);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
@@ -270,9 +341,10 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     if (tid != 0) return;
     int stage = 0;
     uint32_t phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
-      for (int kt = 0; kt < p.nk; ++kt) {
+    for (int i = 0; i < units; ++i) {
+      const WsUnit u = sched.unit(blockIdx.x, gridDim.x, i);
+      const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
+      for (int kt = u.k0; kt < u.k1; ++kt) {
         mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
         PFX_RACE_STRESS_POINT(1);
         const uint32_t bar = full0 + 8 * stage;
@@ -284,7 +356,10 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
           bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
         if (++stage == S) stage = 0, phase ^= 1;
       }
-      ws_prefetch_old_tile(p, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
+      if (u.kind != kWsHeadPiece) {
+        const WsPartOut o = ws_part_out(p, mt);
+        ws_prefetch_old_tile(p, o.y, o.n_out, o.row0, Cfg::BM, tt * BN, BN);
+      }
     }
     return;
   }
@@ -300,11 +375,19 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     mbar_arrive(empty0 + 8 * st);
   };
   float acc[BN / 2];
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
-    consumer.tile(acc, p.nk, full0, ws, panel * L::kQuantBytes, 2 * L::kQuantBytes + panel * L::kScaleBytes, release);
+  for (int i = 0; i < units; ++i) {
+    const WsUnit u = sched.unit(blockIdx.x, gridDim.x, i);
+    const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
+    if (u.kind == kWsTailPiece) ws_load_head<BN>(p, acc, static_cast<int>(blockIdx.x) - 1, panel, tid);
+    consumer.tile(acc, u.k0, u.k1, u.kind != kWsTailPiece, full0, ws, panel * L::kQuantBytes,
+                  2 * L::kQuantBytes + panel * L::kScaleBytes, release);
     PFX_RACE_STRESS_POINT(4);
-    ws_epilogue<BN>(p, acc, mt * Cfg::BM + panel * 64, tt * BN, lane, warp);
+    if (u.kind == kWsHeadPiece) {
+      ws_store_head<BN>(p, acc, static_cast<int>(blockIdx.x), panel, tid);
+      continue;
+    }
+    const WsPartOut o = ws_part_out(p, mt);
+    ws_epilogue<BN>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
   }
 }
 
@@ -400,9 +483,9 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
     float acc[BN / 2];
     for (int tile = cluster; tile < tiles; tile += clusters) {
       const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
-      consumer.tile(acc, p.nk, full0, ws, 0, L::kQuantBytes, release);
+      consumer.tile(acc, 0, p.nk, true, full0, ws, 0, L::kQuantBytes, release);
       PFX_RACE_STRESS_POINT(4);
-      ws_epilogue<BN>(p, acc, mt * Cfg::BM + static_cast<int>(rank) * 64, tt * BN, lane, warp);
+      ws_epilogue<BN>(p, p.y, p.n_out, acc, mt * Cfg::BM + static_cast<int>(rank) * 64, tt * BN, lane, warp);
     }
   }
   cluster_sync();  // no CTA leaves while its peer may still write into it or arrive on its barriers

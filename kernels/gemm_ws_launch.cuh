@@ -85,10 +85,32 @@ WsParams ws_params(const detail::WsLaunch& a) {
   p.n_out = static_cast<int>(a.mode == kWsSwiglu ? a.out_rows / 2 : a.out_rows);
   p.y = a.y;
   p.mode = a.mode;
+  static_assert(kWsMaxParts == kWsMaxGroupParts, "device and host agree on the group size");
+  p.parts = a.parts > 0 ? a.parts : 1;
+  if (a.parts == 0) {
+    p.part_end[0] = p.m_tiles, p.part_n_out[0] = p.n_out, p.part_y[0] = p.y;
+  } else {
+    int64_t pairs = 0;
+    for (int i = 0; i < a.parts; ++i) {
+      pairs += ws_pairs(a.part_rows[i]);
+      p.part_end[i] = static_cast<int>(pairs), p.part_n_out[i] = static_cast<int>(a.part_rows[i]), p.part_y[i] = a.part_y[i];
+    }
+  }
+  p.chunk = 0;
+  p.partial = static_cast<float4*>(a.partial);
+  p.ready = a.ready;
   return p;
 }
 
-template <int kType, int kBN>
+// The persistent grid's CTAs: one per SM, or fewer where the caller asks (the tests).
+inline int ws_slots(const detail::WsLaunch& a, int ctas_per_sm = 1) {
+  const int sms = ws_sm_count() * ctas_per_sm;
+  return a.max_ctas > 0 && a.max_ctas < sms ? a.max_ctas : sms;
+}
+
+// kSplit: the split-chain schedule where it balances the last round (kernels/gemm_ws_schedule.cuh;
+// the workspace comes with the launch), whole tiles otherwise.
+template <int kType, int kBN, bool kSplit>
 void launch_ws(const detail::WsLaunch& a) {
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
@@ -99,10 +121,17 @@ void launch_ws(const detail::WsLaunch& a) {
   }();
   (void)attr;
   (void)ws_launch_info_registered<kType, kBN>;
-  const WsParams p = ws_params<kType, kBN>(a);
+  WsParams p = ws_params<kType, kBN>(a);
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
-  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
+  if (tiles > 0x7FFFFFFF / p.nk) fail("gemm_ws: ", tiles, " tiles × ", p.nk, " k-tiles exceed the schedule's range");
+  const int slots = ws_slots(a);
+  if constexpr (kSplit) {
+    p.chunk = ws_split_chunk(tiles, p.nk, slots);
+    if (p.chunk > 0 && (a.partial == nullptr || a.ready == nullptr)) fail("gemm_ws: split chains without a workspace");
+  }
+  const WsSchedule sched{static_cast<int>(tiles), p.nk, p.chunk};
+  const unsigned grid = static_cast<unsigned>(sched.ctas(slots));
   k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
@@ -127,7 +156,7 @@ void launch_ws_a64(const detail::WsLaunch& a) {
   p.m_tiles = static_cast<int>((a.out_rows + Cfg::BM - 1) / Cfg::BM);  // 64-row panels, not 128-row pairs
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, Cfg::BN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
-  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_sm_count()));
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tiles, ws_slots(a)));
   k_gemm_ws_a64<kType><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
@@ -153,7 +182,7 @@ void launch_ws_c2(const detail::WsLaunch& a) {
   const WsParams p = ws_params<kType, kBN>(a);
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN / 2);  // each CTA loads half the rows
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
-  const int64_t clusters = std::min<int64_t>(tiles, ws_sm_count() * kCtasPerSm / 2);
+  const int64_t clusters = std::min<int64_t>(tiles, std::max(1, ws_slots(a, kCtasPerSm) / 2));
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(2 * clusters));
   cfg.blockDim = dim3(Cfg::kThreads);
@@ -183,10 +212,10 @@ void launch_ws_repack(const void* a, const void* b, int64_t rows, int64_t cols, 
   CUDA_CHECK_LAUNCH();
 }
 
-template <int kType, int kBN>
+template <int kType, int kBN, bool kSplit = false>
 detail::WsVariantEntry ws_variant_entry(const char* name) {
   using Cfg = WsCfg<kBN, WsLayout<kType>>;
-  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1}, &launch_ws<kType, kBN>};
+  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1, Cfg::BM, kSplit}, &launch_ws<kType, kBN, kSplit>};
 }
 
 template <int kType>
@@ -206,7 +235,8 @@ detail::WsTypeEntry ws_type_entry() {
   using L = WsLayout<kType>;
   return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256"),
            ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256"),
-           ws_a64_variant_entry<kType>("ws_a64_n256")},
+           ws_a64_variant_entry<kType>("ws_a64_n256"), ws_variant_entry<kType, 128, true>("ws_sk_n128"),
+           ws_variant_entry<kType, 256, true>("ws_sk_n256")},
           &launch_ws_repack<kType>,
           L::kGroupK,
           ws_group_bytes<L>()};

@@ -84,6 +84,18 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4
                : "memory");
 }
 
+// GPU-scope flag handshake between CTAs (gemm_ws's split chains): a release store publishes what
+// the writer (and, through a barrier before it, its CTA) wrote; an acquire load that sees it makes
+// those writes visible to the reader.
+__device__ __forceinline__ void st_release_gpu(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Named barrier `id` (1..15; 0 is __syncthreads') over `threads` threads (a multiple of 32): the
 // warps of a subset of the block meet without stopping the others.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

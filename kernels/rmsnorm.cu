@@ -18,13 +18,19 @@
 namespace pfx::kernels {
 
 struct RmsnormWarpCfg {
-  static constexpr int kRowsPerBlock = 8;  // one warp each
+  // One warp per row, two rows per block: a prefill's T rows spread over every SM (with 8 rows per
+  // block a pp512 pass ran its 512 rows on 64 of the H200's 132 SMs).
+  static constexpr int kRowsPerBlock = 2;
   static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
   static constexpr int kVec = 4;  // floats per load, and per lane step of the summation order
   static constexpr int kLoadsInFlight = 8;  // float4 loads a lane issues before using them (32 registers)
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
 };
-using RmsnormGenericCfg = RmsnormWarpCfg;  // the same rows per block and summation order
+struct RmsnormGenericCfg {  // the same summation order as RmsnormWarpCfg
+  static constexpr int kRowsPerBlock = 8;  // one warp each
+  static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
+  static constexpr int kVec = RmsnormWarpCfg::kVec;
+};
 
 // The fast path's kernel for T < kMaxRows rows: at T = 1 one warp per row was all the GPU ran, and
 // even with 8 loads in flight per lane a 4096-wide row took 8 dependent L2 round trips (10.5 us

@@ -164,7 +164,9 @@ struct CudaBackend::Impl {
     schedule.push_back(output);
     std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>> swiglu;
     for (const auto& d : layers) swiglu.emplace_back(&d.gate, &d.up);
-    gemm.prepare(schedule, swiglu);
+    std::vector<std::vector<const DeviceMatrix*>> qkv;  // run_group's order in run_layers()
+    for (const auto& d : layers) qkv.push_back({&d.wq, &d.wk, &d.wv});
+    gemm.prepare(schedule, swiglu, qkv);
     gemm.set_schedule(std::move(schedule));
 
     const int64_t D = cfg.n_embd, hd = cfg.head_dim, H = cfg.n_head, Hkv = cfg.n_head_kv, F = cfg.n_ff;

@@ -31,8 +31,10 @@ kernels::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.
 }  // namespace
 
 void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
-                           const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu) {
+                           const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu,
+                           const std::vector<std::vector<const DeviceMatrix*>>& groups) {
   if (!fast_ || variant_ != FastGemm::Fused) return;
+  kernels::gemm_ws_reserve_workspace();  // before any launch a CUDA graph could capture
   std::set<const DeviceMatrix*> interleaved;
   for (const auto& [gate, up] : swiglu) {
     if (gate->ggml_type != up->ggml_type || gate->rows != up->rows || gate->cols != up->cols ||
@@ -40,9 +42,43 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
       continue;  // each is then repacked (or not) on its own below
     DeviceBuffer b(static_cast<size_t>(kernels::gemm_ws_repacked_bytes(gate->ggml_type, gate->rows, gate->cols, true)));
     kernels::gemm_ws_repack_swiglu(view(*gate), view(*up), b.as(), stream_);
-    packed_swiglu_.emplace(gate, std::move(b));
+    packed_swiglu_.emplace(gate, b.as());
+    packed_buffers_.push_back(std::move(b));
     interleaved.insert(gate);
     interleaved.insert(up);
+  }
+  // Groups: the longest runs, in order, of one type and K that one gemm_ws_group launch takes.
+  for (const auto& g : groups) {
+    for (size_t i = 0; i < g.size();) {
+      std::vector<const DeviceMatrix*> run{g[i]};
+      std::vector<kernels::WsGroupPart> parts{{g[i]->rows, nullptr}};
+      for (size_t j = i + 1; j < g.size() && run.size() < static_cast<size_t>(kernels::kWsMaxGroupParts); ++j) {
+        if (g[j]->ggml_type != run.front()->ggml_type || g[j]->cols != run.front()->cols) break;
+        parts.push_back({g[j]->rows, nullptr});
+        if (!kernels::gemm_ws_group_unsupported_reason(g[j]->ggml_type, parts, g[j]->cols).empty()) {
+          parts.pop_back();
+          break;
+        }
+        run.push_back(g[j]);
+      }
+      i += run.size();
+      const bool taken = std::any_of(run.begin(), run.end(), [&](const DeviceMatrix* m) { return interleaved.count(m) || packed_.count(m); });
+      if (run.size() < 2 || taken ||
+          !kernels::gemm_ws_group_unsupported_reason(run.front()->ggml_type, parts, run.front()->cols).empty())
+        continue;  // repacked one by one below
+      int64_t bytes = 0;
+      for (const DeviceMatrix* m : run) bytes += kernels::gemm_ws_repacked_bytes(m->ggml_type, m->rows, m->cols);
+      DeviceBuffer b(static_cast<size_t>(bytes));
+      int64_t offset = 0;
+      for (const DeviceMatrix* m : run) {
+        void* at = static_cast<uint8_t*>(b.as()) + offset;
+        kernels::gemm_ws_repack(view(*m), at, stream_);
+        packed_.emplace(m, at);
+        packed_group_.emplace(m, run);
+        offset += kernels::gemm_ws_repacked_bytes(m->ggml_type, m->rows, m->cols);
+      }
+      packed_buffers_.push_back(std::move(b));
+    }
   }
   for (const DeviceMatrix* w : matrices) {
     if (interleaved.count(w) || packed_.count(w)) continue;
@@ -52,15 +88,15 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
     }
     DeviceBuffer b(static_cast<size_t>(kernels::gemm_ws_repacked_bytes(w->ggml_type, w->rows, w->cols)));
     kernels::gemm_ws_repack(view(*w), b.as(), stream_);
-    packed_.emplace(w, std::move(b));
+    packed_.emplace(w, b.as());
+    packed_buffers_.push_back(std::move(b));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 size_t GemmDispatch::repacked_bytes() const {
   size_t n = 0;
-  for (const auto& [w, b] : packed_) n += b.bytes();
-  for (const auto& [w, b] : packed_swiglu_) n += b.bytes();
+  for (const DeviceBuffer& b : packed_buffers_) n += b.bytes();
   return n;
 }
 
@@ -170,7 +206,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
   NvtxRange r(range, 2ull * static_cast<uint64_t>(T) * w.rows * w.cols);
   if (fast_ && variant_ == FastGemm::Fused && T > kernels::kGemvMaxT) {
     if (const auto it = packed_.find(&w); it != packed_.end()) {
-      kernels::gemm_ws({it->second.as(), w.ggml_type, w.rows, w.cols, false}, x16, T, y, to_fast(e), stream_);
+      kernels::gemm_ws({it->second, w.ggml_type, w.rows, w.cols, false}, x16, T, y, to_fast(e), stream_);
       return;
     }
     note_fallback(w.name + " (T=" + std::to_string(T) + "): not repacked for the fused GEMM");
@@ -192,7 +228,48 @@ bool GemmDispatch::in_pipeline_slot(const DeviceMatrix& w) const {
   return variant_ == FastGemm::Pipelined && (slot_weight_[0] == &w || slot_weight_[1] == &w);
 }
 
+size_t GemmDispatch::fused_group_size(const std::vector<Output>& outputs, size_t first) const {
+  if (!fast_ || variant_ != FastGemm::Fused) return 0;
+  const auto it = packed_group_.find(outputs[first].w);
+  if (it == packed_group_.end() || it->second.front() != outputs[first].w) return 0;
+  const std::vector<const DeviceMatrix*>& members = it->second;
+  if (first + members.size() > outputs.size()) return 0;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (outputs[first + i].w != members[i] || outputs[first + i].e != outputs[first].e) return 0;
+  return members.size();
+}
+
+void GemmDispatch::run_fused_group(const std::string& prefix, const Output* outputs, size_t n, const uint16_t* x16,
+                                   int T) {
+  std::vector<kernels::WsGroupPart> parts;
+  std::string roles;
+  uint64_t flops = 0;
+  int64_t rows = 0;
+  for (size_t i = 0; i < n; ++i) {
+    parts.push_back({outputs[i].w->rows, outputs[i].y});
+    roles += (roles.empty() ? "" : "+") + outputs[i].role;
+    flops += 2ull * static_cast<uint64_t>(T) * outputs[i].w->rows * outputs[i].w->cols;
+    rows += outputs[i].w->rows;
+  }
+  const DeviceMatrix& w0 = *outputs[0].w;
+  NvtxRange r(prefix + roles, flops);
+  kernels::gemm_ws_group({packed_.at(&w0), w0.ggml_type, rows, w0.cols, false}, parts, x16, T, to_fast(outputs[0].e),
+                         stream_);
+}
+
 void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output>& outputs, const uint16_t* x16, int T) {
+  if (fast_ && variant_ == FastGemm::Fused && T > kernels::kGemvMaxT) {
+    for (size_t i = 0; i < outputs.size();) {
+      if (const size_t n = fused_group_size(outputs, i); n > 1) {
+        run_fused_group(prefix, &outputs[i], n, x16, T);
+        i += n;
+        continue;
+      }
+      run(prefix + outputs[i].role, *outputs[i].w, x16, T, outputs[i].y, outputs[i].e);
+      ++i;
+    }
+    return;
+  }
   // Partition in order: each output that a decode launch can take joins the first group of its
   // weights' type and K that has room; the rest (prefill, the generic path, a weight the pipelined
   // variant holds decoded) and groups of one go through run().
@@ -241,7 +318,7 @@ bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate
   const auto it = packed_swiglu_.find(&gate);
   if (it == packed_swiglu_.end()) return false;  // not interleaved: unfused
   NvtxRange r(range, flops);
-  kernels::gemm_ws_swiglu({it->second.as(), gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
+  kernels::gemm_ws_swiglu({it->second, gate.ggml_type, gate.rows, gate.cols, true}, x16, T, a16, stream_);
   return true;
 }
 

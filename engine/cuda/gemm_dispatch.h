@@ -54,19 +54,23 @@ class GemmDispatch {
   // for the pipelined variant's prefetch.
   void set_schedule(std::vector<const DeviceMatrix*> order);
   // Fused variant: repacks every matrix of `matrices` that gemm_ws takes (and gate/up of each
-  // `swiglu` pair into one interleaved matrix instead); a no-op for the other variants. The GGUF
-  // blocks stay (decode steps read them). The matrices must not move afterwards.
+  // `swiglu` pair into one interleaved matrix instead; the matrices of each `groups` entry that
+  // share a type and K one after another in one buffer, for run_group); a no-op for the other
+  // variants. The GGUF blocks stay (decode steps read them). The matrices must not move afterwards.
   void prepare(const std::vector<const DeviceMatrix*>& matrices,
-               const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu);
+               const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu,
+               const std::vector<std::vector<const DeviceMatrix*>>& groups = {});
   // Device bytes of the repacked copies (0 unless fused).
   size_t repacked_bytes() const;
   FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
   // Several GEMMs over the same activations (the Q, K, V projections), each in its own NVTX range
-  // prefix + role. In a fast decode step (T = 1) those whose weights share a K-quant type and K run
-  // as one launch (kernels::gemv_fast_group, same bits), in one range named by their roles joined
-  // with '+' ("blk.3.attn_q+attn_k+attn_v"); everything else goes through run().
+  // prefix + role. Those that run as one launch (same bits as one by one) share one range named by
+  // their roles joined with '+' ("blk.3.attn_q+attn_k+attn_v"): in a fast decode step (T = 1) the
+  // weights of one K-quant type and K (kernels::gemv_fast_group); in a fused prefill the outputs
+  // of one group prepare() repacked together, in its order, with one epilogue
+  // (kernels::gemm_ws_group). Everything else goes through run().
   struct Output {
     std::string role;
     const DeviceMatrix* w;
@@ -106,8 +110,17 @@ class GemmDispatch {
   cudaEvent_t ready_[2] = {nullptr, nullptr}, free_[2] = {nullptr, nullptr};
   std::vector<const DeviceMatrix*> schedule_;
   std::unordered_map<const DeviceMatrix*, size_t> schedule_index_;
-  // Fused variant: repacked weights, by source matrix (SwiGLU: by gate).
-  std::unordered_map<const DeviceMatrix*, DeviceBuffer> packed_, packed_swiglu_;
+  // Fused prefill: the outputs of `outputs` from `first` on that one gemm_ws_group launch takes
+  // (the matrices' packed group, in order, one epilogue); 0 where none or one does.
+  size_t fused_group_size(const std::vector<Output>& outputs, size_t first) const;
+  void run_fused_group(const std::string& prefix, const Output* outputs, size_t n, const uint16_t* x16, int T);
+
+  // Fused variant: repacked weights, by source matrix (SwiGLU: by gate), in buffers owned by
+  // packed_buffers_; a group's matrices one after another in one buffer (packed_group_: each
+  // member → the group's members in order, the first at the buffer's start).
+  std::vector<DeviceBuffer> packed_buffers_;
+  std::unordered_map<const DeviceMatrix*, const void*> packed_, packed_swiglu_;
+  std::unordered_map<const DeviceMatrix*, std::vector<const DeviceMatrix*>> packed_group_;
   DeviceBuffer cublas_workspace_;
   kernels::SequentialGemm sequential_;  // the GEMM of the generic path and the pipelined variant
   std::set<std::string> seen_;

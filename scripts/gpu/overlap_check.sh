@@ -47,7 +47,7 @@ stage_sanitize() {
   for tool in memcheck racecheck; do
     echo "== $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$tests/test_gemm_fast" \
-      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemvFast.StreamEqualsDirectBitwise:GemvFast.GroupEquals*:GemvFast.Swiglu*:GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemvFast.StreamEqualsDirectBitwise:GemvFast.GroupEquals*:GemvFast.Swiglu*:GemmWs.SmallCaseForSanitizers:GemmWs.SplitChainsSmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
   done
   echo "== memcheck decode graph"
   compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/engine/cuda/test_cuda_decode_graph" \
@@ -58,7 +58,7 @@ ids_of() { python3 -c "import random; random.seed($2); print(','.join(str(random
 stage_e2e() {
   [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
   local rc=0 n ids p
-  for n in 1 7 128 512; do
+  for n in ${E2E_TOKENS:-1 7 128 512 2048}; do
     ids=$(ids_of "$n" 11)
     for p in generic fast; do
       "$prefill" logits --backend cuda --path "$p" --model "$model7b" --tokens "$ids" --out "/tmp/7b.T$n.$p.npy" --force >/dev/null || rc=1
@@ -123,7 +123,7 @@ stage_ncu() {
     --section SchedulerStats --section MemoryWorkloadAnalysis \
     "$prefill" bench --model "$model7b" -p 1 -n 4 -r 1 --path fast --decode-graph off --json
 }
-stage_gemm() { PFX_GEMM_VARIANTS=ws_n128,ws_n256,ws_a64 "$tests/gemm_bench" --reps 20 --quick --types q4_K,q6_K --csv "$out/gemm_bench.csv"; }
+stage_gemm() { PFX_GEMM_VARIANTS=${GEMM_VARIANTS:-ws_n128,ws_n256,ws_sk_n128,ws_sk_n256} "$tests/gemm_bench" --reps 20 --quick --types ${GEMM_TYPES:-q4_K,q6_K} --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
 export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of

@@ -276,7 +276,9 @@ class Bench {
   }
 
   void gemv_shapes() {
-    const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
+    // 12288 and 8192 rows: a 7B layer's Q + K + V and Q + K in one launch (the engine's group of
+  // matrices repacked one after another walks the same tiles as one matrix of their rows).
+  const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}, {12288, 4096}, {8192, 4096}};
     for (uint32_t type : test::kFastTypes) {
       if (!opt_.wants(type)) continue;
       for (const auto& s : shapes) {
@@ -435,12 +437,15 @@ int run(int argc, char** argv) {
   print_device();
   Bench b(o);
   const std::vector<int64_t> Ts = o.quick ? std::vector<int64_t>{512} : std::vector<int64_t>{512, 2048};
-  const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
+  // 12288 and 8192 rows: a 7B layer's Q + K + V and Q + K in one launch (the engine's group of
+  // matrices repacked one after another walks the same tiles as one matrix of their rows).
+  const int64_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}, {12288, 4096}, {8192, 4096}};
   // f16: the same pipeline without decode arithmetic, the baseline that prices the dequantization.
   for (uint32_t type : {kQ4K, kQ5K, kQ6K, kQ8_0, test::kF16})
     for (const auto& s : shapes) {
       if ((o.quick && (type == kQ8_0 || type == test::kF16)) || !o.wants(type)) continue;
       if (type == kQ5K && s[0] == 32000) continue;  // Q5_K_M's output head is q6_K
+      if (type != kQ4K && (s[0] == 12288 || s[0] == 8192)) continue;  // Q, K (and V) of the Q4_K_M mix
       b.gemm_shape(type, s[0], s[1], Ts);
     }
   for (uint32_t type : {kQ4K, kQ5K})

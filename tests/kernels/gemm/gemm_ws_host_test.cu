@@ -6,6 +6,7 @@
 // — signed zeros included, rows past the matrix ±0; for plain and SwiGLU-interleaved repacks.
 // Also: sizes (the same bytes as GGUF, q4_K / q5_K +4 per super-block row for their unpacked scales), the
 // host API's reasons, and the variant table.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "gemm_reference.h"
 #include "kernels/gemm_ws.h"
 #include "kernels/gemm_ws_layout.cuh"
+#include "kernels/gemm_ws_schedule.cuh"
 #include "kernels/sm90.h"
 #include "util/error.h"
 
@@ -176,6 +178,76 @@ TEST(GemmWsHost, VariantTableFitsTheChip) {
         EXPECT_LT(v, static_cast<int>(vs.size()));
       }
   }
+}
+
+
+// The split-chain schedule (kernels/gemm_ws_schedule.cuh), walked as the kernel walks it: every
+// (tile, k-tile) iteration exactly once; per CTA the head first and the tail last; each tail
+// continues the head of CTA c-1 (the same tile, k0 = that head's k1); each range at least a
+// tile's chain long. Whole-tile schedules cover each tile once as well.
+TEST(GemmWsSchedule, SplitChainsCoverEveryIterationOnceInKOrder) {
+  struct Case {
+    int tiles, nk, slots;
+  };
+  const Case cases[] = {{344, 64, 132}, {172, 64, 132}, {688, 64, 132}, {192, 64, 132}, {500, 64, 132},
+                        {9, 12, 4},     {9, 12, 5},     {9, 12, 7},     {9, 3, 8},      {133, 172, 132},
+                        {128, 64, 132}, {264, 64, 132}, {7, 1, 3}};
+  for (const Case& c : cases) {
+    for (const bool split : {false, true}) {
+      const int chunk = split ? dev::ws_split_chunk(c.tiles, c.nk, c.slots) : 0;
+      const dev::WsSchedule s{c.tiles, c.nk, chunk};
+      const int ctas = s.ctas(c.slots);
+      const std::string what = "tiles " + std::to_string(c.tiles) + " nk " + std::to_string(c.nk) + " slots " +
+                               std::to_string(c.slots) + " chunk " + std::to_string(chunk);
+      ASSERT_LE(ctas, c.slots) << what;
+      if (chunk > 0) ASSERT_GE(chunk, c.nk) << what;
+      std::vector<int> seen(static_cast<size_t>(c.tiles) * c.nk, 0);
+      std::vector<int> head_tile(static_cast<size_t>(ctas), -1), head_end(static_cast<size_t>(ctas), -1);
+      for (int cta = 0; cta < ctas; ++cta) {
+        const int n = s.units(cta, ctas);
+        for (int i = 0; i < n; ++i) {
+          const dev::WsUnit u = s.unit(cta, ctas, i);
+          ASSERT_TRUE(u.tile >= 0 && u.tile < c.tiles && u.k0 >= 0 && u.k0 < u.k1 && u.k1 <= c.nk) << what;
+          for (int k = u.k0; k < u.k1; ++k) ++seen[static_cast<size_t>(u.tile) * c.nk + k];
+          if (u.kind == dev::kWsHeadPiece) {
+            EXPECT_EQ(i, 0) << what << ": a head runs first";
+            EXPECT_EQ(u.k0, 0) << what;
+            EXPECT_LT(u.k1, c.nk) << what;
+            head_tile[static_cast<size_t>(cta)] = u.tile, head_end[static_cast<size_t>(cta)] = u.k1;
+          } else if (u.kind == dev::kWsTailPiece) {
+            EXPECT_EQ(i, n - 1) << what << ": a tail runs last";
+            ASSERT_GT(cta, 0) << what;
+            EXPECT_EQ(u.k1, c.nk) << what;
+            EXPECT_EQ(head_tile[static_cast<size_t>(cta - 1)], u.tile) << what << ": CTA " << cta;
+            EXPECT_EQ(head_end[static_cast<size_t>(cta - 1)], u.k0) << what << ": CTA " << cta;
+          } else {
+            EXPECT_EQ(u.k0, 0) << what;
+            EXPECT_EQ(u.k1, c.nk) << what;
+          }
+        }
+      }
+      for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << what << ": iteration " << i;
+    }
+  }
+}
+
+// The pick splits chains where whole tiles leave a last round mostly idle (the SwiGLU GEMM at
+// T = 512: 344 tiles of 128 × 256 on 132 SMs), and keeps one round of 128 × 128 tiles where that
+// covers the SMs (a 4096-row matrix at T = 512).
+TEST(GemmWsHost, PickSplitsChainsWhereTheLastRoundIsMostlyIdle) {
+  const auto& vs = gemm_ws_variants(kQ4K);
+  const auto name = [&](int64_t T, int64_t rows) { return std::string(vs[static_cast<size_t>(gemm_ws_pick_variant(kQ4K, T, rows))].name); };
+  // The pick counts an H200's 132 SMs where no device answers (CI), else the device's.
+  int sms = 132;
+  if (int n = 0; cudaGetDeviceCount(&n) == cudaSuccess && n > 0)
+    (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  (void)cudaGetLastError();
+  if (sms != 132) GTEST_SKIP() << "the expectations are an H200's (132 SMs); this device has " << sms;
+  EXPECT_EQ(name(512, 22016), "ws_sk_n256");  // gate + up, interleaved
+  EXPECT_EQ(name(512, 12288), "ws_sk_n256");  // Q + K + V of one type
+  EXPECT_EQ(name(512, 8192), "ws_n256");      // Q + K: 128 tiles, one round
+  EXPECT_EQ(name(512, 4096), "ws_n128");
+  EXPECT_EQ(name(512, 32000), "ws_sk_n256");
 }
 
 }  // namespace

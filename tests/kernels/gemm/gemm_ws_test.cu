@@ -375,5 +375,163 @@ TEST(GemmWs, SwigluMatchesReferenceAndGenericPathBitwise) {
   }
 }
 
+
+// ---- split chains and groups: the bits of whole tiles, one matrix at a time ----
+
+int variant_index(uint32_t type, const std::string& name) {
+  const auto& vs = gemm_ws_variants(type);
+  for (size_t v = 0; v < vs.size(); ++v)
+    if (name == vs[v].name) return static_cast<int>(v);
+  ADD_FAILURE() << type_name(type) << ": no variant " << name;
+  return 0;
+}
+
+// One split-chain variant against its whole-tile twin (same BN: the same wgmma steps on the same
+// accumulators, so the same bits) on `ctas` CTAs, where small shapes split; StoreF32, StoreF16,
+// AccumulateF32 and (with `swiglu`) the SwiGLU epilogue. Two rounds with different activations:
+// each tail clears the flag it consumed, and a launch that found a flag still set would read the
+// previous launch's accumulators and fail the second round.
+void expect_split_equals_whole(const Weights& w, const Weights* swiglu, int bn, int64_t T, int ctas,
+                               std::mt19937_64& rng, Stream& stream) {
+  const int whole = variant_index(w.type, bn == 128 ? "ws_n128" : "ws_n256");
+  const int split = variant_index(w.type, bn == 128 ? "ws_sk_n128" : "ws_sk_n256");
+  const std::string what = std::string(type_name(w.type)) + " ws_sk_n" + std::to_string(bn) + " T=" + std::to_string(T) +
+                           " on " + std::to_string(ctas) + " CTAs";
+  for (int round = 0; round < 2; ++round) {
+    DeviceBuffer<uint16_t> x(random_activations(T * w.K, rng));
+    DeviceBuffer<float> y(static_cast<size_t>(T * w.N)), want(static_cast<size_t>(T * w.N));
+    const std::vector<float> y0 = random_floats(static_cast<size_t>(T * w.N), rng);
+    for (const GemmEpilogue e : {GemmEpilogue::StoreF32, GemmEpilogue::StoreF16, GemmEpilogue::AccumulateF32}) {
+      if (e == GemmEpilogue::AccumulateF32) y.upload(y0), want.upload(y0);
+      else y.poison(), want.poison();
+      gemm_ws_variant(whole, w.view(), x.get(), T, want.get(), e, stream.get());
+      gemm_ws_variant(split, w.view(), x.get(), T, y.get(), e, stream.get(), ctas);
+      EXPECT_TRUE(compare_bits(what + " epilogue " + std::to_string(static_cast<int>(e)) + " round " +
+                                   std::to_string(round) + " vs whole tiles",
+                               y.download(), want.download()));
+    }
+    if (swiglu == nullptr) continue;
+    DeviceBuffer<uint16_t> a(static_cast<size_t>(T * swiglu->N)), a_want(static_cast<size_t>(T * swiglu->N));
+    a.poison(), a_want.poison();
+    gemm_ws_swiglu_variant(whole, swiglu->view(), x.get(), T, a_want.get(), stream.get());
+    gemm_ws_swiglu_variant(split, swiglu->view(), x.get(), T, a.get(), stream.get(), ctas);
+    EXPECT_TRUE(compare_bits(what + " SwiGLU round " + std::to_string(round) + " vs whole tiles", a.download(),
+                             a_want.download()));
+  }
+}
+
+// Few CTAs make small shapes split (9 tiles of 128 × 128 on 4, 5 or 7 CTAs: heads and tails in
+// most ranges); the 7B shapes split on the full grid in BitwiseEqualToTheGenericGemmAt7BShapes and
+// the SwiGLU test, which run every variant.
+TEST(GemmWs, SplitChainsEqualWholeTilesBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(12);
+  for (uint32_t type : kWsTypes) {
+    const int64_t N = 384, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 900 + type, false, stream);
+    const Weights sw = make_weights(type, N, K, 950 + type, true, stream);
+    for (int bn : {128, 256})
+      for (int64_t T : {300, 513})
+        for (int ctas : {4, 5, 7}) expect_split_equals_whole(w, &sw, bn, T, ctas, rng, stream);
+  }
+}
+
+// Small enough for compute-sanitizer: one type, split chains on 4 CTAs and a group of three parts.
+TEST(GemmWs, SplitChainsSmallCaseForSanitizers) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(13);
+  const Weights w = make_weights(kQ4K, 384, 512, 990, false, stream);
+  expect_split_equals_whole(w, nullptr, 128, 130, 4, rng, stream);
+}
+
+// Matrices of one type and K repacked one after another into one buffer, as the engine does for a
+// layer's Q, K and V.
+struct Group {
+  std::vector<Weights> parts;
+  std::unique_ptr<DeviceBuffer<uint8_t>> packed;
+  int64_t rows = 0;
+  WsMatrixView view() const { return {packed->get(), parts.front().type, rows, parts.front().K, false}; }
+};
+Group make_group(uint32_t type, const std::vector<int64_t>& rows, int64_t K, uint64_t seed, Stream& stream) {
+  Group g;
+  int64_t bytes = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    g.parts.push_back(make_weights(type, rows[i], K, seed + i, false, stream));
+    bytes += gemm_ws_repacked_bytes(type, rows[i], K);
+    g.rows += rows[i];
+  }
+  g.packed = std::make_unique<DeviceBuffer<uint8_t>>(static_cast<size_t>(bytes));
+  int64_t off = 0;
+  for (const Weights& p : g.parts) {
+    gemm_ws_repack({p.gguf->get(), type, p.N, K}, g.packed->get() + off, stream.get());
+    off += gemm_ws_repacked_bytes(type, p.N, K);
+  }
+  stream.sync();
+  return g;
+}
+
+// One launch per group against one gemm_ws per matrix, bitwise: every variant that takes groups
+// on the full grid and on 4 CTAs (split ranges then cross part boundaries), StoreF32 and
+// AccumulateF32; and the pick at a 7B layer's Q/K/V shapes at T = 512 (MHA and GQA).
+TEST(GemmWs, GroupEqualsOneLaunchPerMatrixBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(14);
+  const auto check = [&](const Group& g, int64_t T, const std::vector<int>& variants, const std::vector<int>& ctas_list) {
+    const int64_t K = g.parts.front().K;
+    const uint32_t type = g.parts.front().type;
+    DeviceBuffer<uint16_t> x(random_activations(T * K, rng));
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
+    std::vector<std::vector<float>> y0;
+    for (const Weights& p : g.parts) {
+      y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * p.N)));
+      want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * p.N)));
+      y0.push_back(random_floats(static_cast<size_t>(T * p.N), rng));
+    }
+    for (const GemmEpilogue e : {GemmEpilogue::StoreF32, GemmEpilogue::AccumulateF32}) {
+      std::vector<std::vector<float>> expected;
+      for (size_t i = 0; i < g.parts.size(); ++i) {
+        if (e == GemmEpilogue::AccumulateF32) want[i]->upload(y0[i]);
+        else want[i]->poison();
+        gemm_ws(g.parts[i].view(), x.get(), T, want[i]->get(), e, stream.get());
+        expected.push_back(want[i]->download());
+      }
+      for (int v : variants)
+        for (int ctas : ctas_list) {
+          std::vector<WsGroupPart> parts;
+          for (size_t i = 0; i < g.parts.size(); ++i) {
+            if (e == GemmEpilogue::AccumulateF32) y[i]->upload(y0[i]);
+            else y[i]->poison();
+            parts.push_back({g.parts[i].N, y[i]->get()});
+          }
+          std::string name = "pick";
+          if (v < 0) gemm_ws_group(g.view(), parts, x.get(), T, e, stream.get());
+          else name = gemm_ws_variants(type)[static_cast<size_t>(v)].name,
+               gemm_ws_group_variant(v, g.view(), parts, x.get(), T, e, stream.get(), ctas);
+          for (size_t i = 0; i < g.parts.size(); ++i)
+            EXPECT_TRUE(compare_bits(std::string(type_name(type)) + " group " + name + " T=" + std::to_string(T) +
+                                         " CTAs " + std::to_string(ctas) + " part " + std::to_string(i) + " epilogue " +
+                                         std::to_string(static_cast<int>(e)) + " vs one gemm_ws",
+                                     y[i]->download(), expected[i]));
+        }
+    }
+  };
+  for (uint32_t type : {kQ4K, kQ6K, kQ8_0}) {
+    const Group g = make_group(type, {256, 128, 192}, small_k(type), 1000 + type, stream);
+    std::vector<int> variants;
+    const auto& vs = gemm_ws_variants(type);
+    for (size_t v = 0; v < vs.size(); ++v)
+      if (vs[v].sms_per_tile == 1 && vs[v].tile_m == 128 && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
+    check(g, 300, variants, {0, 4});
+  }
+  check(make_group(kQ4K, {4096, 4096, 4096}, 4096, 1100, stream), 512, {-1}, {0});
+  check(make_group(kQ4K, {4096, 1024, 1024}, 4096, 1200, stream), 512, {-1}, {0});
+  // Parts that no group takes: a part before the last whose rows end inside a 128-row tile.
+  EXPECT_NE(gemm_ws_group_unsupported_reason(kQ4K, {{192, nullptr}, {128, nullptr}}, 256), "");
+  EXPECT_EQ(gemm_ws_group_unsupported_reason(kQ4K, {{128, nullptr}, {192, nullptr}}, 256), "");
+}
+
 }  // namespace
 }  // namespace pfx::kernels::test
