@@ -4,6 +4,7 @@
 // _q6k.cu / _q8_0.cu / _f16.cu.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -177,36 +178,37 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
   }
 }
 
-// Persistent CTAs (clusters): the time is about the k-tiles the busiest CTA runs × the variant's
-// cost per k-tile (∝ BN / sms_per_tile × its cost per MMA), measured on the H200
-// (docs/gemm-fast.md): the 128-token tile issues ~1.3× the instructions per MMA the tensor cores
-// absorb (462 vs 660 TFLOP/s per full machine for q4_K). Whole tiles: rounds × nk k-tiles. Split
-// chains: the work spread evenly (tiles · nk / CTAs), plus about three k-tiles (of a 4096-wide K) for
-// storing and loading one split tile's accumulators. The cluster variants are left out of the choice until
-// they are measured faster (their first build ran at ~250), and so is the 64-row shared-A variant
-// (ws_a64_n256), timed slower than ws_n128 at every T = 512 shape (docs/gemm-fast.md, session 9:
-// L2-bound).
-int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows) {
+// Persistent CTAs (clusters), costs in rounds of one 128 × 256 tile's k chain, fitted to the H200
+// (docs/gemm-fast.md, session 11; q4_K, T = 512, K = 4096): whole tiles take ⌈tiles / CTAs⌉ rounds,
+// a 128-token tile's round 0.78 of a 256-token one (39.2 vs 50.1 µs: it issues more decode per
+// MMA); split chains take 1.032 × tiles / CTAs rounds plus 11.7 µs (0.23 rounds at K = 4096,
+// fewer at a longer K; fitted to 11008, 12288, 22016 and 32000 rows within 1.5%), and are taken
+// only where they beat whole tiles by more than 1% (at T = 2048 most shapes fill ~97% of their
+// last round: splitting there lost 5% of pp2048 in the first build). The cluster variants and the
+// 64-row shared-A variant are left out: measured slower than ws_n128 / ws_n256 at every 7B shape
+// (docs/gemm-fast.md, sessions 4 and 9).
+int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_t K) {
   const auto& vs = gemm_ws_variants(ggml_type);
   const int64_t sms = sm_count();
-  constexpr double kSplitOverheadKTiles = 3.0;
+  constexpr double kSplitPerRound = 1.032, kSplitFixedRoundsAtK4096 = 0.23, kSplitMargin = 0.99;
   int best = 0;
   double best_cost = 1e300;
-  for (size_t i = 0; i < vs.size(); ++i) {
-    const WsVariantInfo& v = vs[i];
-    if (v.sms_per_tile != 1 || v.tile_m != 128) continue;
-    const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
-    const int64_t slots = sms * v.ctas_per_sm;
-    const double per_ktile = v.tile_n * v.ctas_per_sm * (v.tile_n < 256 ? 1.3 : 1.0);
-    // k-tiles per CTA in units of one tile's chain (nk cancels)
-    double chains = static_cast<double>((tiles + slots - 1) / slots);
-    if (v.split_chains) {
-      if (!dev::ws_split_balances(tiles, static_cast<int>(slots))) continue;  // it would run whole tiles
-      chains = static_cast<double>(tiles) / static_cast<double>(slots) + kSplitOverheadKTiles / 64.0;
+  for (int pass = 0; pass < 2; ++pass)  // whole tiles first: a split must beat the best of them
+    for (size_t i = 0; i < vs.size(); ++i) {
+      const WsVariantInfo& v = vs[i];
+      if (v.sms_per_tile != 1 || v.tile_m != 128 || v.split_chains != (pass == 1)) continue;
+      const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
+      const int64_t slots = sms * v.ctas_per_sm;
+      const double round = v.tile_n < 256 ? 0.78 : 1.0;
+      double cost = static_cast<double>((tiles + slots - 1) / slots) * round;
+      if (v.split_chains) {
+        if (!dev::ws_split_balances(tiles, static_cast<int>(slots))) continue;  // it would run whole tiles
+        cost = (kSplitPerRound * static_cast<double>(tiles) / static_cast<double>(slots) +
+                kSplitFixedRoundsAtK4096 * 4096.0 / static_cast<double>(std::max<int64_t>(K, 64))) *
+               round / kSplitMargin;
+      }
+      if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
     }
-    const double cost = chains * per_ktile;
-    if (cost < best_cost) best = static_cast<int>(i), best_cost = cost;
-  }
   return best;
 }
 
@@ -261,18 +263,18 @@ void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector
 
 void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts, const uint16_t* x16, int64_t T,
                    GemmEpilogue epilogue, cudaStream_t stream) {
-  gemm_ws_group_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows), w, parts, x16, T, epilogue, stream);
+  gemm_ws_group_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows, w.cols), w, parts, x16, T, epilogue, stream);
 }
 
 void gemm_ws_reserve_workspace() { (void)split_workspace(nullptr); }
 
 void gemm_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
              cudaStream_t stream) {
-  gemm_ws_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows), w, x16, T, y, epilogue, stream);
+  gemm_ws_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows, w.cols), w, x16, T, y, epilogue, stream);
 }
 
 void gemm_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream) {
-  gemm_ws_swiglu_variant(gemm_ws_pick_variant(w.ggml_type, T, 2 * w.rows), w, x16, T, a16, stream);
+  gemm_ws_swiglu_variant(gemm_ws_pick_variant(w.ggml_type, T, 2 * w.rows, w.cols), w, x16, T, a16, stream);
 }
 
 }  // namespace pfx::kernels

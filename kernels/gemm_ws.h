@@ -55,8 +55,9 @@ struct WsVariantInfo {
   bool split_chains = false;  // tiles' k chains split over CTAs in order (kernels/gemm_ws_schedule.cuh)
 };
 const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
-// The variant gemm_ws / gemm_ws_swiglu run for T tokens over a matrix of `out_rows` MMA rows.
-int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows);
+// The variant gemm_ws / gemm_ws_swiglu / gemm_ws_group run for T tokens over a matrix of
+// `out_rows` MMA rows and K columns.
+int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_t K = 4096);
 // max_ctas > 0 runs the persistent grid on at most that many CTAs (the tests: split chains at
 // small shapes); 0 is one per SM.
 void gemm_ws_variant(int variant, const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y,

@@ -225,6 +225,17 @@ __device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&a
   if (panel == 0 && tid == 0) st_release_gpu(p.ready + slot, 1u);
 }
 
+// A slot's accumulators into L2 (a hint: L2 is where the head's stores land, so an early prefetch
+// cannot return stale data to the consumers' later loads).
+inline constexpr int kWsHeadPrefetchLead = 12;  // k-tiles ahead of the tail (~10 µs at BN 256)
+template <int kBN>
+__device__ __forceinline__ void ws_prefetch_head(const WsParams& p, int slot) {
+  constexpr uint32_t kBytes = 2u * (kBN / 8) * 128 * 16, kChunk = 16384;
+  const uint8_t* src = reinterpret_cast<const uint8_t*>(p.partial + static_cast<int64_t>(slot) * 2 * (kBN / 8) * 128);
+#pragma unroll 1
+  for (uint32_t off = 0; off < kBytes; off += kChunk) prefetch_l2_bulk(src + off, kBytes - off < kChunk ? kBytes - off : kChunk);
+}
+
 // A tail piece's start: wait until slot `slot` is ready (every consumer thread acquires it), take
 // the head's accumulators, and once every consumer thread has read them clear the flag for the
 // next launch (nobody else reads the slot in this one).
@@ -341,10 +352,18 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     if (tid != 0) return;
     int stage = 0;
     uint32_t phase = 0;
+    // A tail's accumulators were written early in the launch and have likely left L2 since: ask for
+    // them kWsHeadPrefetchLead k-tiles before the tail starts, so that the consumers do not stall
+    // on DRAM (all CTAs reach their tails at about the same time).
+    const WsUnit last = units > 0 ? sched.unit(blockIdx.x, gridDim.x, units - 1) : WsUnit{0, 0, 0, kWsWholeTile};
+    int to_prefetch = -1;  // k-tiles to issue before the prefetch (negative: none)
+    if (last.kind == kWsTailPiece)
+      to_prefetch = max(0, sched.iterations(blockIdx.x) - (last.k1 - last.k0) - kWsHeadPrefetchLead);
     for (int i = 0; i < units; ++i) {
       const WsUnit u = sched.unit(blockIdx.x, gridDim.x, i);
       const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
       for (int kt = u.k0; kt < u.k1; ++kt) {
+        if (to_prefetch-- == 0) ws_prefetch_head<BN>(p, static_cast<int>(blockIdx.x) - 1);
         mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
         PFX_RACE_STRESS_POINT(1);
         const uint32_t bar = full0 + 8 * stage;

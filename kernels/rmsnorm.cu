@@ -1,7 +1,8 @@
 // RMSNorm into fp16: out[t, :] = fp16( (x[t, :] * r) * w ), r = 1 / sqrt(mean(x[t, :]^2) + eps),
 // the order of ggml's rms_norm followed by its mul (fp32 throughout, one rounding to fp16).
 //   k_rmsnorm_generic: one warp per row, scalar loads, any D; the plain reference kernel.
-//   k_rmsnorm_warp:    one warp per row, float4 loads, 8 rows per block; D % 4 == 0.
+//   k_rmsnorm_warp:    one warp per row, float4 loads, 2 rows per block, the row in registers up
+//                      to D = 4096; D % 4 == 0.
 //   k_rmsnorm_row:     one block per row for few rows (decode): the block loads the row into
 //                      shared memory in one round of loads, warp 0 sums it; D % 4 == 0.
 // All three sum the squares in one order: lane l takes elements 4(l + 32j) .. 4(l + 32j) + 3, in that
@@ -24,6 +25,7 @@ struct RmsnormWarpCfg {
   static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
   static constexpr int kVec = 4;  // floats per load, and per lane step of the summation order
   static constexpr int kLoadsInFlight = 8;  // float4 loads a lane issues before using them (32 registers)
+  static constexpr int kResidentPerLane = 32;  // float4 per lane a row of D <= 4096 keeps in registers
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
 };
 struct RmsnormGenericCfg {  // the same summation order as RmsnormWarpCfg
@@ -91,10 +93,28 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
   const float4* w4 = reinterpret_cast<const float4*>(w);
   uint2* orow = reinterpret_cast<uint2*>(out + static_cast<int64_t>(t) * D);
   const int n4 = D / RmsnormWarpCfg::kVec;
+  constexpr int kResident = RmsnormWarpCfg::kResidentPerLane;
+  if (n4 <= 32 * kResident) {
+    // The whole row in registers (D <= 4096): every load in flight at once, one L2 round trip for
+    // the row, none for a second read (a pp512 pass: 10.4 µs per call with two batched passes).
+    float4 v[kResident];
+#pragma unroll
+    for (int j = 0; j < kResident; ++j)
+      if (lane + 32 * j < n4) v[j] = row[lane + 32 * j];
+    float ss = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kResident; ++j)
+      if (lane + 32 * j < n4) ss = add_squares(ss, v[j]);
+    const float r = rms_scale(dev::warp_sum(ss), D, eps);
+#pragma unroll
+    for (int j = 0; j < kResident; ++j)
+      if (lane + 32 * j < n4) orow[lane + 32 * j] = normed4(v[j], w4[lane + 32 * j], r);
+    return;
+  }
   constexpr int kBatch = RmsnormWarpCfg::kLoadsInFlight;
-  // Loads of kBatch float4 are issued before their squares are added: at T = 1 (decode) one warp
-  // per row is all the GPU runs, and loads taken one at a time cost an L2 round trip each (9.6 us
-  // per 4096-wide row measured). The FMAs still run in the order above (j = 0, 1, ...).
+  // Wider rows: loads of kBatch float4 are issued before their squares are added (taken one at a
+  // time they cost an L2 round trip each: 9.6 us per 4096-wide row measured at T = 1). The FMAs
+  // still run in the order above (j = 0, 1, ...).
   float ss = 0.0f;
   int i = lane;
   for (; i + 32 * (kBatch - 1) < n4; i += 32 * kBatch) {
@@ -106,7 +126,7 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
   }
   for (; i < n4; i += 32) ss = add_squares(ss, row[i]);
   const float r = rms_scale(dev::warp_sum(ss), D, eps);
-  // Second read hits L1/L2 (keeping D/32 floats per lane would spill at D = 4096+); batched too.
+  // Second read hits L1/L2 (keeping D/32 floats per lane would spill past kResident); batched too.
   i = lane;
   for (; i + 32 * (kBatch - 1) < n4; i += 32 * kBatch) {
     float4 v[kBatch], g[kBatch];

@@ -31,10 +31,12 @@ TEST(Rmsnorm, GenericAndFastMatchReference) {
   Stream stream;
   const float eps = 1e-5f;
   struct Shape { int T, D; };
-  // T < 64 with D <= 8192 runs the fast path's one-block-per-row kernel, the rest its warp kernel.
+  // T < 64 with D <= 8192 runs the fast path's one-block-per-row kernel, the rest its warp kernel
+  // (the row in registers up to D = 4096, in two batched passes above).
   for (const Shape s : {Shape{1, 4096}, Shape{7, 4096}, Shape{33, 4096}, Shape{63, 4096}, Shape{64, 4096},
                         Shape{511, 4096}, Shape{512, 4096}, Shape{513, 4096}, Shape{2048, 1024}, Shape{1, 8192},
-                        Shape{2, 8196}, Shape{1, 12288}, Shape{7, 64}, Shape{33, 100}, Shape{5, 1}}) {
+                        Shape{2, 8196}, Shape{1, 12288}, Shape{7, 64}, Shape{33, 100}, Shape{5, 1},
+                        Shape{100, 100}, Shape{64, 4100}, Shape{65, 5120}, Shape{66, 8192}}) {
     SCOPED_TRACE("T=" + std::to_string(s.T) + " D=" + std::to_string(s.D));
     const auto x = random_floats(static_cast<size_t>(s.T) * s.D, -3.0f, 3.0f);
     const auto w = random_floats(static_cast<size_t>(s.D), -1.5f, 1.5f);

@@ -189,7 +189,7 @@ class Bench {
       if (!packed.empty()) {
         // The residual-add epilogue (attn_output, ffn_down: y += X·Wᵀ) of the picked variant and of
         // the 64-row shared-A one (a candidate for the pick).
-        std::vector<int> acc_variants{gemm_ws_pick_variant(type, T, N)};
+        std::vector<int> acc_variants{gemm_ws_pick_variant(type, T, N, K)};
         for (size_t v = 0; v < ws_variants.size(); ++v)
           if (ws_variants[v].tile_m == 64 && static_cast<int>(v) != acc_variants[0] &&
               test::variant_selected(ws_variants[v].name))
@@ -203,8 +203,8 @@ class Bench {
         }
       }
       if (!best_ws_name.empty() &&
-          best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name)
-        best_ws_name += " (pick " + std::string(ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N))].name) + ")";
+          best_ws_name != ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N, K))].name)
+        best_ws_name += " (pick " + std::string(ws_variants[static_cast<size_t>(gemm_ws_pick_variant(type, T, N, K))].name) + ")";
       const int pick = has_staged(type) ? gemm_fast_pick_variant(type, T, N, K) : -1;
       if (pick >= 0 && !best_name.empty() && best_name != variants[static_cast<size_t>(pick)].name)
         best_name += " (pick " + std::string(variants[static_cast<size_t>(pick)].name) + ")";

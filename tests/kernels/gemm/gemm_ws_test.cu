@@ -273,7 +273,7 @@ TEST(GemmWs, BitwiseEqualToTheGenericGemmAt7BShapes) {
       EXPECT_TRUE(compare_bits(label(c.type, vs[v], c.T, shape + " AccumulateF32 vs generic (beta 1)"), y.download(), ref_acc));
     }
     // The public entry point (the dispatcher's pick), where that variant is selected.
-    if (variant_selected(vs[static_cast<size_t>(gemm_ws_pick_variant(c.type, c.T, c.N))].name)) {
+    if (variant_selected(vs[static_cast<size_t>(gemm_ws_pick_variant(c.type, c.T, c.N, c.K))].name)) {
       y.poison();
       gemm_ws(w.view(), x.get(), c.T, y.get(), GemmEpilogue::StoreF32, stream.get());
       EXPECT_TRUE(compare_bits(std::string(type_name(c.type)) + " gemm_ws " + shape + " vs generic", y.download(), ref));
