@@ -123,7 +123,7 @@ stage_ncu() {
     --section SchedulerStats --section MemoryWorkloadAnalysis \
     "$prefill" bench --model "$model7b" -p 1 -n 4 -r 1 --path fast --decode-graph off --json
 }
-stage_gemm() { PFX_GEMM_VARIANTS=${GEMM_VARIANTS:-ws_n128,ws_n256,ws_sk_n128,ws_sk_n256} "$tests/gemm_bench" --reps 20 --quick --types ${GEMM_TYPES:-q4_K,q6_K} --csv "$out/gemm_bench.csv"; }
+stage_gemm() { PFX_GEMM_VARIANTS=${GEMM_VARIANTS:-ws_n128,ws_n256,ws_sk_n128,ws_sk_n256} "$tests/gemm_bench" --reps 20 ${GEMM_QUICK---quick} --types ${GEMM_TYPES:-q4_K,q6_K} --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
 export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
