@@ -212,28 +212,19 @@ __device__ __forceinline__ WsPartOut ws_part_out(const WsParams& p, int mt) {
 // A head piece's accumulators into slot `slot` of the workspace, then its ready flag. Each
 // consumer thread writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512
 // contiguous bytes); every writer's fence orders its stores before the barrier, and the flag is
-// published after it (the threadfence-then-flag pattern).
+// published after it (the threadfence-then-flag pattern). Stores and loads are cache-streaming
+// (evict first): 17 MB of slots per launch should not push the activations that the next kernels
+// read back (the residual stream) out of L2.
 template <int kBN>
 __device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&acc)[kBN / 2], int slot, int panel,
                                               int tid) {
   float4* dst = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i)
-    __stcg(dst + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    __stcs(dst + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
   __threadfence();
   named_barrier_sync(1, 256);
   if (panel == 0 && tid == 0) st_release_gpu(p.ready + slot, 1u);
-}
-
-// A slot's accumulators into L2 (a hint: L2 is where the head's stores land, so an early prefetch
-// cannot return stale data to the consumers' later loads).
-inline constexpr int kWsHeadPrefetchLead = 12;  // k-tiles ahead of the tail (~10 µs at BN 256)
-template <int kBN>
-__device__ __forceinline__ void ws_prefetch_head(const WsParams& p, int slot) {
-  constexpr uint32_t kBytes = 2u * (kBN / 8) * 128 * 16, kChunk = 16384;
-  const uint8_t* src = reinterpret_cast<const uint8_t*>(p.partial + static_cast<int64_t>(slot) * 2 * (kBN / 8) * 128);
-#pragma unroll 1
-  for (uint32_t off = 0; off < kBytes; off += kChunk) prefetch_l2_bulk(src + off, kBytes - off < kChunk ? kBytes - off : kChunk);
 }
 
 // A tail piece's start: wait until slot `slot` is ready (every consumer thread acquires it), take
@@ -245,7 +236,7 @@ __device__ __forceinline__ void ws_load_head(const WsParams& p, float (&acc)[kBN
   const float4* src = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i) {
-    const float4 v = __ldcg(src + i * 128);
+    const float4 v = __ldcs(src + i * 128);
     acc[4 * i] = v.x, acc[4 * i + 1] = v.y, acc[4 * i + 2] = v.z, acc[4 * i + 3] = v.w;
   }
   named_barrier_sync(1, 256);
@@ -323,7 +314,11 @@ struct WsConsumer {
   }
 };
 
-template <int kType, int kBN>
+// kSplit: the split-chain schedule (p.chunk > 0 possible); false compiles the whole-tile walk alone,
+// with no head or tail code in it (the ws_n* variants' code as before split chains existed: in the
+// first build with one instantiation for both, the whole-tile launches of a pp512 pass ran 3-8%
+// slower in the same-call trace, docs/gemm-fast.md, session 11).
+template <int kType, int kBN, bool kSplit>
 __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     k_gemm_ws(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
   using L = WsLayout<kType>;
@@ -337,8 +332,13 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
   const uint32_t empty0 = full0 + 8 * S;                          // [S + 1] mbarriers (S: see `prev`)
   const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
-  const WsSchedule sched{p.m_tiles * p.t_tiles, p.nk, p.chunk};
+  const WsSchedule sched{p.m_tiles * p.t_tiles, p.nk, kSplit ? p.chunk : 0};
   const int units = sched.units(blockIdx.x, gridDim.x);
+  // Unit i of this CTA; without kSplit a whole tile, known at compile time (no piece code).
+  const auto unit_at = [&](int i) {
+    return kSplit ? sched.unit(blockIdx.x, gridDim.x, i)
+                  : WsUnit{static_cast<int>(blockIdx.x) + i * static_cast<int>(gridDim.x), 0, p.nk, kWsWholeTile};
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
@@ -352,18 +352,10 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
     if (tid != 0) return;
     int stage = 0;
     uint32_t phase = 0;
-    // A tail's accumulators were written early in the launch and have likely left L2 since: ask for
-    // them kWsHeadPrefetchLead k-tiles before the tail starts, so that the consumers do not stall
-    // on DRAM (all CTAs reach their tails at about the same time).
-    const WsUnit last = units > 0 ? sched.unit(blockIdx.x, gridDim.x, units - 1) : WsUnit{0, 0, 0, kWsWholeTile};
-    int to_prefetch = -1;  // k-tiles to issue before the prefetch (negative: none)
-    if (last.kind == kWsTailPiece)
-      to_prefetch = max(0, sched.iterations(blockIdx.x) - (last.k1 - last.k0) - kWsHeadPrefetchLead);
     for (int i = 0; i < units; ++i) {
-      const WsUnit u = sched.unit(blockIdx.x, gridDim.x, i);
+      const WsUnit u = unit_at(i);
       const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
       for (int kt = u.k0; kt < u.k1; ++kt) {
-        if (to_prefetch-- == 0) ws_prefetch_head<BN>(p, static_cast<int>(blockIdx.x) - 1);
         mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
         PFX_RACE_STRESS_POINT(1);
         const uint32_t bar = full0 + 8 * stage;
@@ -395,7 +387,7 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
   };
   float acc[BN / 2];
   for (int i = 0; i < units; ++i) {
-    const WsUnit u = sched.unit(blockIdx.x, gridDim.x, i);
+    const WsUnit u = unit_at(i);
     const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
     if (u.kind == kWsTailPiece) ws_load_head<BN>(p, acc, static_cast<int>(blockIdx.x) - 1, panel, tid);
     consumer.tile(acc, u.k0, u.k1, u.kind != kWsTailPiece, full0, ws, panel * L::kQuantBytes,

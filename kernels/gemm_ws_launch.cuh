@@ -55,16 +55,17 @@ inline int ws_sm_count() {
   return n;
 }
 
-// "k_gemm_ws<12, 128>", "k_gemm_ws_repack<12>": the kernels as c++filt prints them
+// "k_gemm_ws<12, 128, false>", "k_gemm_ws_repack<12>": the kernels as c++filt prints them
 // (kernels/launch_info.h).
 inline bool register_ws_launch_info(const std::string& name, int threads, int smem) {
   static std::deque<std::string> names;  // keeps the registered c-strings alive (push_back moves none)
   names.push_back(name);
   return register_launch_info(LaunchInfo{names.back().c_str(), threads, smem, __FILE__});
 }
-template <int kType, int kBN>
+template <int kType, int kBN, bool kSplit>
 inline const bool ws_launch_info_registered =
-    register_ws_launch_info("k_gemm_ws<" + std::to_string(kType) + ", " + std::to_string(kBN) + ">",
+    register_ws_launch_info("k_gemm_ws<" + std::to_string(kType) + ", " + std::to_string(kBN) + ", " +
+                                (kSplit ? "true" : "false") + ">",
                             WsCfg<kBN, WsLayout<kType>>::kThreads, WsCfg<kBN, WsLayout<kType>>::kSmemBytes);
 inline constexpr int kWsRepackThreads = 256;
 template <int kType>
@@ -115,12 +116,12 @@ void launch_ws(const detail::WsLaunch& a) {
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
   static const bool attr = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemm_ws<kType, kBN>),
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemm_ws<kType, kBN, kSplit>),
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
     return true;
   }();
   (void)attr;
-  (void)ws_launch_info_registered<kType, kBN>;
+  (void)ws_launch_info_registered<kType, kBN, kSplit>;
   WsParams p = ws_params<kType, kBN>(a);
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
@@ -132,7 +133,7 @@ void launch_ws(const detail::WsLaunch& a) {
   }
   const WsSchedule sched{static_cast<int>(tiles), p.nk, p.chunk};
   const unsigned grid = static_cast<unsigned>(sched.ctas(slots));
-  k_gemm_ws<kType, kBN><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
+  k_gemm_ws<kType, kBN, kSplit><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
 

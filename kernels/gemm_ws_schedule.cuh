@@ -48,12 +48,6 @@ struct WsSchedule {
     return (r.s > 0) + (r.r > 0) + (r.t1 - r.first_whole);
   }
 
-  // k-tile iterations CTA c runs (split chains; whole tiles: use units() × nk).
-  PFX_HD int iterations(int c) const {
-    const Range r = range(c);
-    return r.b < r.e ? static_cast<int>(r.e - r.b) : 0;
-  }
-
   PFX_HD WsUnit unit(int c, int ctas, int i) const {
     if (chunk == 0) return {c + i * ctas, 0, nk, kWsWholeTile};
     const Range r = range(c);

@@ -7,7 +7,7 @@
 # repository root over two static builds
 # carried from a machine without a GPU (scripts/gpu/stage_build.sh):
 #   scripts/gpu/overlap_check.sh BUILD OLD_BUILD OUT [stage ...]
-# Stages (default: info tests e2e bench sanitize trace gemv): each has a time limit
+# Stages (default: info tests e2e bench sanitize trace gemv; also trace_ab gemv_old ncu gemm): each has a time limit
 # ($PFX_STAGE_LIMIT_<stage>); together at most ~560 s. Writes OUT/summary.txt (printed last, the
 # bench table at its end) and OUT/logs.tar.gz. Session 9's second call also ran a "knobs" stage over
 # a build with two experiment switches (docs/h200-evidence/s9/call2-experiment-knobs.patch, its
@@ -111,6 +111,25 @@ stage_trace() {
     "$prefill" bench --model "$model7b" -p 1 -n 64 -r 1 --path fast --decode-graph off --json >/dev/null || return 1
   "$kt" summarize "$out/trace-decode.json" --top 25 | tee "$out/trace-decode.txt"
 }
+# Old and new builds traced in one call, interleaved (old, new, old, new), pp512 and pp2048 (3 passes
+# after a warm-up each), then `kerneltrace diff` of the second pair: per role and kernel, old vs new.
+stage_trace_ab() {
+  local kt=$build/gates/trace/kerneltrace b bin i=0 n
+  [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
+  for b in old new old new; do
+    i=$((i + 1)); bin=$prefill; [[ $b == old ]] && bin=$old_prefill
+    for n in 512 2048; do
+      "$kt" -o "$out/trace-ab-$n-$i-$b.json" --range prefill --skip 1 --quiet -- \
+        "$bin" bench --model "$model7b" -p "$n" -r 3 --path fast --json >/dev/null || return 1
+    done
+  done
+  for n in 512 2048; do
+    echo "== pp$n: old (run 3) vs new (run 4), own time per role"
+    "$kt" diff "$out/trace-ab-$n-3-old.json" "$out/trace-ab-$n-4-new.json" --top 24
+    echo "== pp$n: old (run 1) vs new (run 2)"
+    "$kt" diff "$out/trace-ab-$n-1-old.json" "$out/trace-ab-$n-2-new.json" --top 12
+  done
+}
 stage_gemv() { "$tests/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench.csv"; }
 # The old build's gemv_bench in the same call: its kernels' code beside the new build's.
 stage_gemv_old() { "$old_build/tests/kernels/gemm/gemv_bench" --reps 25 --T 1 --types q4_K,q6_K --csv "$out/gemv_bench_old.csv"; }
@@ -126,14 +145,15 @@ stage_ncu() {
 stage_gemm() { PFX_GEMM_VARIANTS=${GEMM_VARIANTS:-ws_n128,ws_n256,ws_sk_n128,ws_sk_n256} "$tests/gemm_bench" --reps 20 ${GEMM_QUICK---quick} --types ${GEMM_TYPES:-q4_K,q6_K} --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
-export -f stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
-declare -A limit=([info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [gemv_old]=60 [ncu]=120 [attn]=90 [gemm]=150)
+export -f stage_trace_ab stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
+declare -A limit=([trace_ab]=200 [info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [gemv_old]=60 [ncu]=120 [attn]=90 [gemm]=150)
 for s in "${stages[@]}"; do
   run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
     sanitize) grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|== " "$out/sanitize.log" | tee -a "$summary" ;;
     e2e) grep -h "7B " "$out/e2e.log" | tee -a "$summary" ;;
     trace) grep -h "busy in\|ffn_\|attn\|rope\|norm" "$out/trace-pp512.txt" 2>/dev/null | head -16 | tee -a "$summary" ;;
+    trace_ab) grep -v "^  *blk\." "$out/trace_ab.log" | head -90 | tee -a "$summary" ;;
     gemv | gemv_old) sed -n '/== gemv summary/,$p' "$out/$s.log" | tee -a "$summary" ;;
     gemm) sed -n '/summary/,$p' "$out/gemm.log" | head -40 | tee -a "$summary" ;;
     attn) grep -E "MISMATCH|FAILED|PASSED" "$out/attn.log" | head -5 | tee -a "$summary"; tail -30 "$out/attn.log" | tee -a "$summary" ;;

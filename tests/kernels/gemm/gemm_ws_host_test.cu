@@ -207,7 +207,7 @@ TEST(GemmWsSchedule, SplitChainsCoverEveryIterationOnceInKOrder) {
         const int n = s.units(cta, ctas);
         int iterations = 0;
         for (int i = 0; i < n; ++i) iterations += s.unit(cta, ctas, i).k1 - s.unit(cta, ctas, i).k0;
-        if (chunk > 0) EXPECT_EQ(iterations, s.iterations(cta)) << what << ": CTA " << cta;
+        if (chunk > 0 && cta + 1 < ctas) EXPECT_EQ(iterations, chunk) << what << ": CTA " << cta;
         for (int i = 0; i < n; ++i) {
           const dev::WsUnit u = s.unit(cta, ctas, i);
           ASSERT_TRUE(u.tile >= 0 && u.tile < c.tiles && u.k0 >= 0 && u.k0 < u.k1 && u.k1 <= c.nk) << what;
