@@ -84,7 +84,9 @@ void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector
 // The split-chain variants' device workspace (accumulators of split tiles and their flags, ~17 MB
 // on an H200), allocated on first use on the current device; call it before capturing a launch in
 // a CUDA graph (allocation is not allowed there). The variants of one device share it: their
-// launches must not overlap (one stream, as the engine runs them).
+// launches must not overlap (one stream, as the engine runs them); launches on two streams that do
+// overlap stop with a kernel error (each slot is claimed before it is written), never with mixed
+// sums.
 void gemm_ws_reserve_workspace();
 
 }  // namespace pfx::kernels

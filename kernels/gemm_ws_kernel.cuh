@@ -209,22 +209,31 @@ __device__ __forceinline__ WsPartOut ws_part_out(const WsParams& p, int mt) {
   return o;
 }
 
-// A head piece's accumulators into slot `slot` of the workspace, then its ready flag. Each
-// consumer thread writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512
-// contiguous bytes); every writer's fence orders its stores before the barrier, and the flag is
-// published after it (the threadfence-then-flag pattern). Stores and loads are cache-streaming
-// (evict first): 17 MB of slots per launch should not push the activations that the next kernels
-// read back (the residual stream) out of L2.
+// A slot's flag: free (0) → claimed by a head (kWsSlotClaimed) → its accumulators ready
+// (kWsSlotReady) → free again once the tail that continues them has read them.
+inline constexpr unsigned kWsSlotClaimed = 2u, kWsSlotReady = 1u;
+
+// A head piece's accumulators into slot `slot` of the workspace, then its ready flag. The head
+// first claims the slot (free → claimed): two launches that share the workspace at the same time
+// (two streams of one device) would meet at a slot, and the second stops the kernel (__trap, an
+// error the host sees) instead of mixing one launch's sums into the other's. Each consumer thread
+// writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512 contiguous
+// bytes); every writer's fence orders its stores before the barrier, and the flag is published
+// after it (the threadfence-then-flag pattern). Stores and loads are cache-streaming (evict
+// first): 17 MB of slots per launch should not push the activations that the next kernels read
+// back (the residual stream) out of L2.
 template <int kBN>
 __device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&acc)[kBN / 2], int slot, int panel,
                                               int tid) {
+  if (panel == 0 && tid == 0 && atomicCAS(p.ready + slot, 0u, kWsSlotClaimed) != 0u) __trap();
+  named_barrier_sync(1, 256);
   float4* dst = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i)
     __stcs(dst + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
   __threadfence();
   named_barrier_sync(1, 256);
-  if (panel == 0 && tid == 0) st_release_gpu(p.ready + slot, 1u);
+  if (panel == 0 && tid == 0) st_release_gpu(p.ready + slot, kWsSlotReady);
 }
 
 // A tail piece's start: wait until slot `slot` is ready (every consumer thread acquires it), take
@@ -232,7 +241,7 @@ __device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&a
 // next launch (nobody else reads the slot in this one).
 template <int kBN>
 __device__ __forceinline__ void ws_load_head(const WsParams& p, float (&acc)[kBN / 2], int slot, int panel, int tid) {
-  while (ld_acquire_gpu(p.ready + slot) == 0u) __nanosleep(128);
+  while (ld_acquire_gpu(p.ready + slot) != kWsSlotReady) __nanosleep(128);
   const float4* src = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i) {
