@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "metrics/sample_stats.h"
@@ -95,6 +96,69 @@ std::map<std::string, Sample> side_of(const std::vector<DiffRow>& rows, bool b) 
   return out;
 }
 
+// Roles the two builds launch in other groupings (one kernel for Q, K and V on one side, one per
+// matrix on the other: ranges named "attn_q+attn_k+attn_v" vs "attn_q", "attn_k", "attn_v") are
+// compared as their union, one row named by the parts joined with '+' (in the order of the widest
+// group), each side the sum of its members. Roles share a union when their '+'-separated parts
+// overlap; a union is merged only where the two sides hold different role names in it, so builds
+// that group alike keep their rows.
+void merge_regrouped_roles(std::map<std::string, Sample>& a, std::map<std::string, Sample>& b) {
+  const auto parts_of = [](const std::string& key) {
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+      const std::size_t plus = key.find('+', start);
+      parts.push_back(key.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+      if (plus == std::string::npos) return parts;
+      start = plus + 1;
+    }
+  };
+  std::map<std::string, std::string> parent;  // union-find over part names
+  const auto find = [&](std::string x) {
+    while (parent.at(x) != x) x = parent.at(x) = parent.at(parent.at(x));
+    return x;
+  };
+  for (const auto* side : {&a, &b})
+    for (const auto& [key, unused] : *side) {
+      const std::vector<std::string> parts = parts_of(key);
+      for (const std::string& p : parts) parent.emplace(p, p);
+      for (const std::string& p : parts) parent.at(find(p)) = find(parts.front());
+    }
+  struct Union {
+    std::set<std::string> a_keys, b_keys;
+  };
+  std::map<std::string, Union> unions;
+  for (const auto& [key, unused] : a) unions[find(parts_of(key).front())].a_keys.insert(key);
+  for (const auto& [key, unused] : b) unions[find(parts_of(key).front())].b_keys.insert(key);
+  for (const auto& [root, u] : unions) {
+    std::set<std::string> keys = u.a_keys;
+    keys.insert(u.b_keys.begin(), u.b_keys.end());
+    if (u.a_keys == u.b_keys || keys.size() < 2) continue;
+    std::vector<std::string> by_width(keys.begin(), keys.end());
+    std::stable_sort(by_width.begin(), by_width.end(),
+                     [&](const std::string& x, const std::string& y) { return parts_of(x).size() > parts_of(y).size(); });
+    std::vector<std::string> parts;
+    for (const std::string& key : by_width)
+      for (const std::string& p : parts_of(key))
+        if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+    std::string merged;
+    for (const std::string& p : parts) merged += (merged.empty() ? "" : "+") + p;
+    for (auto* side : {&a, &b}) {
+      Sample sum;
+      for (auto it = side->begin(); it != side->end();) {
+        if (!keys.count(it->first)) {
+          ++it;
+          continue;
+        }
+        const Sample& s = it->second;
+        sum.ns += s.ns, sum.count += s.count, sum.flops += s.flops, sum.flop_ns += s.flop_ns;
+        sum.present = sum.present || s.present;
+        it = side->erase(it);
+      }
+      if (sum.present) (*side)[merged] = sum;
+    }
+  }
+}
+
 std::string ns_text(double ns) { return with_commas(static_cast<std::uint64_t>(std::llround(std::max(0.0, ns)))); }
 std::string delta_text(double ns) { return with_commas_signed(static_cast<std::int64_t>(std::llround(ns))); }
 
@@ -142,6 +206,7 @@ TraceDiff diff_summaries(const Summary& a, const Summary& b) {
   for (const auto& k : b.kernels) kb[k.name] = Sample{k.total_ns / b_div, k.count / b_div, 0, 0, true};
   for (const auto& r : a.roles) ra[r.key] = Sample{r.exclusive_ns / a_div, r.kernels / a_div, r.flops / a_div, r.flop_time_ns / a_div, true};
   for (const auto& r : b.roles) rb[r.key] = Sample{r.exclusive_ns / b_div, r.kernels / b_div, r.flops / b_div, r.flop_time_ns / b_div, true};
+  merge_regrouped_roles(ra, rb);
   Samples ks, rs;
   add_repetition(ks, ka, kb, 0, 1);
   add_repetition(rs, ra, rb, 0, 1);

@@ -3,6 +3,10 @@
 // uint64 payloads, DESIGN.md seam 3) and so TFLOP/s per side; bytes where a caller knows them
 // (the trace records none), and so GB/s.
 //
+// Roles the two sides launch in other groupings (Q, K and V in one launch on one side, "attn_q+
+// attn_k+attn_v", one launch each on the other) are one row, their union, each side the sum of its
+// members (merge rule in diff.cpp); sides that group alike keep their rows.
+//
 // When both traces hold the busy range (`prefill`), times are per pass (total / number of
 // `prefill` ranges), so a baseline run with 3 passes compares fairly with a candidate run with 5;
 // otherwise raw totals are compared and the diff says so.

@@ -3,6 +3,12 @@
 // kernel intervals, per-pass normalization, sorting by |delta|, and the text/JSON forms.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "trace/diff.h"
 #include "trace/roles.h"
 #include "trace/summary.h"
@@ -212,6 +218,51 @@ TEST(Diff, PerPassDeltasSortedByMagnitude) {
   EXPECT_DOUBLE_EQ(*d.roles[1].delta_percent, -25.0);
   EXPECT_EQ(d.roles[2].key, kNoRangeRole);
   EXPECT_EQ(d.roles[2].status, DiffRow::Status::removed);
+}
+
+// One pass per side with the given roles: {key, exclusive ns, kernels, FLOPs}.
+Summary with_roles(const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>>& roles) {
+  Summary s;
+  s.busy = BusyTime{"prefill", true, 1, 0, 0, 0};
+  for (const auto& [key, ns, kernels, flops] : roles) {
+    RangeGroupStats r;
+    r.key = key, r.exclusive_ns = ns, r.kernels = kernels, r.flops = flops, r.flop_time_ns = ns;
+    s.roles.push_back(r);
+    s.total_kernel_ns += ns;
+  }
+  return s;
+}
+
+// A build that runs Q, K and V as one launch in some layers and Q+K, V in others, against one
+// that runs each alone: one row for the three, each side's sum; roles grouped alike on both sides
+// (ffn_gate+ffn_up) and roles of one side only keep their rows.
+TEST(Diff, RegroupedRolesCompareAsTheirUnion) {
+  const Summary old_build = with_roles({{"attn_q", 1100, 32, 10}, {"attn_k", 1100, 32, 10}, {"attn_v", 1200, 32, 10},
+                                        {"ffn_gate+ffn_up", 5000, 32, 40}, {"rope", 400, 32, 0}});
+  const Summary new_build = with_roles({{"attn_q+attn_k+attn_v", 1400, 16, 15}, {"attn_q+attn_k", 900, 16, 10},
+                                        {"attn_v", 650, 16, 5}, {"ffn_gate+ffn_up", 4800, 32, 40}, {"output", 60, 1, 1}});
+  const TraceDiff d = diff_summaries(old_build, new_build);
+  std::map<std::string, DiffRow> by_key;
+  for (const DiffRow& r : d.roles) by_key[r.key] = r;
+  ASSERT_TRUE(by_key.count("attn_q+attn_k+attn_v")) << format_diff_text(d);
+  const DiffRow& qkv = by_key["attn_q+attn_k+attn_v"];
+  EXPECT_DOUBLE_EQ(qkv.a_ns, 3400.0);
+  EXPECT_DOUBLE_EQ(qkv.b_ns, 2950.0);
+  EXPECT_DOUBLE_EQ(qkv.a_count, 96.0);
+  EXPECT_DOUBLE_EQ(qkv.b_count, 48.0);
+  EXPECT_DOUBLE_EQ(qkv.a_flops, 30.0);
+  EXPECT_DOUBLE_EQ(qkv.b_flops, 30.0);
+  EXPECT_EQ(qkv.status, DiffRow::Status::changed);
+  for (const char* gone : {"attn_q", "attn_k", "attn_v", "attn_q+attn_k"}) EXPECT_FALSE(by_key.count(gone)) << gone;
+  EXPECT_EQ(by_key["ffn_gate+ffn_up"].status, DiffRow::Status::changed);
+  EXPECT_DOUBLE_EQ(by_key["ffn_gate+ffn_up"].a_ns, 5000.0);
+  EXPECT_EQ(by_key["rope"].status, DiffRow::Status::removed);
+  EXPECT_EQ(by_key["output"].status, DiffRow::Status::added);
+  // The same grouping on both sides: rows as they are.
+  const TraceDiff same = diff_summaries(new_build, new_build);
+  std::set<std::string> keys;
+  for (const DiffRow& r : same.roles) keys.insert(r.key);
+  EXPECT_EQ(keys, (std::set<std::string>{"attn_q+attn_k+attn_v", "attn_q+attn_k", "attn_v", "ffn_gate+ffn_up", "output"}));
 }
 
 TEST(Diff, TextAndJsonForms) {
