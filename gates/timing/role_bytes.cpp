@@ -2,6 +2,7 @@
 #include "timing/role_bytes.h"
 
 #include "contract/prefill_cli.h"
+#include "trace/roles.h"
 #include "util/error.h"
 
 namespace pfx::gates {
@@ -38,14 +39,12 @@ std::map<std::string, double> weight_bytes_by_role(const json& info, const std::
 
 std::optional<double> role_weight_bytes(const std::map<std::string, double>& by_role, const std::string& role) {
   double sum = 0;
-  for (size_t start = 0;;) {
-    const size_t plus = role.find('+', start);
-    const auto it = by_role.find(role.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+  for (const std::string& part : pfx::trace::role_parts(role)) {
+    const auto it = by_role.find(part);
     if (it == by_role.end()) return std::nullopt;
     sum += it->second;
-    if (plus == std::string::npos) return sum;
-    start = plus + 1;
   }
+  return sum;
 }
 
 }  // namespace pfx::gates

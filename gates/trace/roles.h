@@ -4,10 +4,15 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pfx::trace {
 
 std::string role_of(std::string_view range_name);
+
+// The roles one launch's range stands for: "attn_q+attn_k+attn_v" -> {attn_q, attn_k, attn_v}
+// (one launch over several matrices names their roles joined with '+'), "attn_v" -> {attn_v}.
+std::vector<std::string> role_parts(std::string_view role);
 
 // The bucket for kernels launched outside every NVTX range.
 inline constexpr const char* kNoRangeRole = "(no range)";
