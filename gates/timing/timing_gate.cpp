@@ -56,8 +56,21 @@ void judge_timing_model(GateResult& r, const std::string& model_name, const std:
   json m = to_json(tm);
   for (const char* list : {"kernels", "roles"}) {
     const json known = code.is_object() ? code.value(list, json::object()) : json::object();
-    for (auto& row : m[list])
-      if (known.contains(row["key"].get<std::string>())) row["sass"] = known[row["key"].get<std::string>()];
+    for (auto& row : m[list]) {
+      if (!row.contains("members")) {
+        if (known.contains(row["key"].get<std::string>())) row["sass"] = known[row["key"].get<std::string>()];
+        continue;
+      }
+      // A row merged from regrouped roles (trace/diff.h) is unchanged code only if every member
+      // role is: the row's own name is also a member's, whose kernels are only part of the row.
+      std::string sass = "unchanged";
+      for (const auto& member : row["members"]) {
+        const std::string st = known.value(member.get<std::string>(), std::string("unavailable"));
+        if (st == "unavailable") sass = "unavailable";
+        else if (st != "unchanged" && sass != "unavailable") sass = "changed";
+      }
+      row["sass"] = sass;
+    }
   }
   m["sass"] = code.is_object() ? json{{"status", code.value("status", "unavailable")}, {"reason", code.value("reason", "")}}
                                : json{{"status", "unavailable"}, {"reason", "not looked up"}};

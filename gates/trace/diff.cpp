@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "metrics/sample_stats.h"
+#include "trace/roles.h"
 #include "util/enum_names.h"
 #include "util/error.h"
 #include "util/json_read.h"
@@ -20,6 +21,7 @@ namespace {
 struct Sample {
   double ns = 0, count = 0, flops = 0, flop_ns = 0;
   bool present = false;
+  std::vector<std::string> members;  // a merged role's member roles (DiffRow::members)
 };
 // Per key, the samples of each side, one per repetition (absent: a zero sample).
 using Samples = std::map<std::string, std::pair<std::vector<Sample>, std::vector<Sample>>>;
@@ -61,6 +63,9 @@ std::vector<DiffRow> rows_from_samples(const Samples& samples) {
     else if (row.delta_ns == 0) row.status = DiffRow::Status::same;
     if (row.a_ns > 0) row.delta_percent = 100.0 * row.delta_ns / row.a_ns;
     row.noise_percent = std::max(spread_pct(row.a_samples_ns, row.a_ns), spread_pct(row.b_samples_ns, row.b_ns));
+    for (const auto* side : {&a, &b})
+      for (const Sample& s : *side)
+        if (row.members.empty()) row.members = s.members;
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
@@ -91,7 +96,8 @@ std::map<std::string, Sample> side_of(const std::vector<DiffRow>& rows, bool b) 
   for (const DiffRow& r : rows) {
     const bool present = b ? r.status != DiffRow::Status::removed : r.status != DiffRow::Status::added;
     if (!present) continue;
-    out[r.key] = b ? Sample{r.b_ns, r.b_count, r.b_flops, r.b_flop_ns, true} : Sample{r.a_ns, r.a_count, r.a_flops, r.a_flop_ns, true};
+    out[r.key] = b ? Sample{r.b_ns, r.b_count, r.b_flops, r.b_flop_ns, true, r.members}
+                   : Sample{r.a_ns, r.a_count, r.a_flops, r.a_flop_ns, true, r.members};
   }
   return out;
 }
@@ -103,15 +109,6 @@ std::map<std::string, Sample> side_of(const std::vector<DiffRow>& rows, bool b) 
 // overlap; a union is merged only where the two sides hold different role names in it, so builds
 // that group alike keep their rows.
 void merge_regrouped_roles(std::map<std::string, Sample>& a, std::map<std::string, Sample>& b) {
-  const auto parts_of = [](const std::string& key) {
-    std::vector<std::string> parts;
-    for (std::size_t start = 0;;) {
-      const std::size_t plus = key.find('+', start);
-      parts.push_back(key.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
-      if (plus == std::string::npos) return parts;
-      start = plus + 1;
-    }
-  };
   std::map<std::string, std::string> parent;  // union-find over part names
   const auto find = [&](std::string x) {
     while (parent.at(x) != x) x = parent.at(x) = parent.at(parent.at(x));
@@ -119,7 +116,7 @@ void merge_regrouped_roles(std::map<std::string, Sample>& a, std::map<std::strin
   };
   for (const auto* side : {&a, &b})
     for (const auto& [key, unused] : *side) {
-      const std::vector<std::string> parts = parts_of(key);
+      const std::vector<std::string> parts = role_parts(key);
       for (const std::string& p : parts) parent.emplace(p, p);
       for (const std::string& p : parts) parent.at(find(p)) = find(parts.front());
     }
@@ -127,23 +124,24 @@ void merge_regrouped_roles(std::map<std::string, Sample>& a, std::map<std::strin
     std::set<std::string> a_keys, b_keys;
   };
   std::map<std::string, Union> unions;
-  for (const auto& [key, unused] : a) unions[find(parts_of(key).front())].a_keys.insert(key);
-  for (const auto& [key, unused] : b) unions[find(parts_of(key).front())].b_keys.insert(key);
+  for (const auto& [key, unused] : a) unions[find(role_parts(key).front())].a_keys.insert(key);
+  for (const auto& [key, unused] : b) unions[find(role_parts(key).front())].b_keys.insert(key);
   for (const auto& [root, u] : unions) {
     std::set<std::string> keys = u.a_keys;
     keys.insert(u.b_keys.begin(), u.b_keys.end());
     if (u.a_keys == u.b_keys || keys.size() < 2) continue;
     std::vector<std::string> by_width(keys.begin(), keys.end());
     std::stable_sort(by_width.begin(), by_width.end(),
-                     [&](const std::string& x, const std::string& y) { return parts_of(x).size() > parts_of(y).size(); });
+                     [&](const std::string& x, const std::string& y) { return role_parts(x).size() > role_parts(y).size(); });
     std::vector<std::string> parts;
     for (const std::string& key : by_width)
-      for (const std::string& p : parts_of(key))
+      for (const std::string& p : role_parts(key))
         if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
     std::string merged;
     for (const std::string& p : parts) merged += (merged.empty() ? "" : "+") + p;
     for (auto* side : {&a, &b}) {
       Sample sum;
+      sum.members.assign(keys.begin(), keys.end());
       for (auto it = side->begin(); it != side->end();) {
         if (!keys.count(it->first)) {
           ++it;
@@ -307,6 +305,7 @@ nlohmann::ordered_json diff_row_to_json(const DiffRow& r, const DiffRowKeys& k, 
     row[k.a_gbps] = opt(r.a_gbps());
     row[k.b_gbps] = opt(r.b_gbps());
   }
+  if (!r.members.empty()) row["members"] = r.members;
   return row;
 }
 
@@ -340,6 +339,13 @@ DiffRow diff_row_from_json(const nlohmann::json& j, const DiffRowKeys& k, const 
   r.a_flop_ns = number(k.a_flop_ns);
   r.b_flop_ns = number(k.b_flop_ns);
   r.bytes = f.number_or_null("bytes");
+  if (const nlohmann::json* m = f.optional("members")) {
+    if (!m->is_array()) fail(f.path("members"), ": expected an array of role names");
+    for (size_t i = 0; i < m->size(); ++i) {
+      if (!(*m)[i].is_string()) fail(f.path("members"), "[", i, "]: expected a role name (string)");
+      r.members.push_back((*m)[i].get<std::string>());
+    }
+  }
   return r;
 }
 

@@ -43,6 +43,10 @@ struct DiffRow {
   double a_flop_ns = 0, b_flop_ns = 0;
   // Bytes the role moves per pass, where the caller knows them (the same model on both sides).
   std::optional<double> bytes;
+  // A row merged from roles the two sides group differently: those roles, both sides' (sorted);
+  // empty for every other row. Whatever is known per role (e.g. whether its code changed) must
+  // hold for every member to hold for the row.
+  std::vector<std::string> members;
 
   std::optional<double> a_tflops() const { return tflops(a_flops, a_flop_ns); }
   std::optional<double> b_tflops() const { return tflops(b_flops, b_flop_ns); }

@@ -88,3 +88,39 @@ TEST(TimingGate, SameBuildTwiceIsNoSignificantChange) {
   EXPECT_TRUE(r.details["models"][0]["movers"].empty());
   EXPECT_NE(r.details["models"][0]["evidence"].get<std::string>().find("no significant change"), std::string::npos);
 }
+
+// A row merged from roles the two builds group differently (trace/diff.h) is "unchanged code" only
+// when every member role's kernels are: a candidate whose grouped range happens to hold an
+// unchanged kernel cannot exempt the whole union from its role budget.
+TEST(TimingGate, MergedRoleIsUnchangedCodeOnlyWhenEveryMemberIs) {
+  pfx::trace::DiffRow qkv;
+  qkv.key = "attn_q+attn_k+attn_v";
+  qkv.members = {"attn_k", "attn_q", "attn_q+attn_k+attn_v", "attn_v"};
+  qkv.a_samples_ns = {3400};
+  qkv.b_samples_ns = {4400};  // +29%
+  qkv.a_ns = 3400, qkv.b_ns = 4400, qkv.delta_ns = 1000, qkv.delta_percent = 1000.0 / 34;
+  pfx::trace::TraceDiff d;
+  d.per_pass = true;
+  d.a_kernel_ns = d.a_busy_ns = 3400;
+  d.b_kernel_ns = d.b_busy_ns = 4400;
+  d.roles = {qkv};
+  const auto verdict_with = [&](const json& roles) {
+    GateResult r;
+    r.gate = "timing";
+    judge_timing_model(r, "toy", std::vector<pfx::trace::TraceDiff>(5, d), {}, 512,
+                       json{{"kernels", json::object()}, {"roles", roles}, {"status", "available"}});
+    const json* row_qkv = row(r.details["models"][0]["roles"], "attn_q+attn_k+attn_v");
+    return row_qkv ? std::make_pair((*row_qkv)["sass"].get<std::string>(), (*row_qkv)["verdict"].get<std::string>())
+                   : std::make_pair(std::string("missing"), std::string("missing"));
+  };
+  const json all_unchanged = {{"attn_q", "unchanged"}, {"attn_k", "unchanged"}, {"attn_v", "unchanged"},
+                              {"attn_q+attn_k+attn_v", "unchanged"}};
+  EXPECT_EQ(verdict_with(all_unchanged), std::make_pair(std::string("unchanged"), std::string("unchanged code")));
+  json one_changed = all_unchanged;
+  one_changed["attn_v"] = "changed";
+  EXPECT_EQ(verdict_with(one_changed).first, "changed");
+  EXPECT_NE(verdict_with(one_changed).second, "unchanged code");
+  json one_unknown = all_unchanged;
+  one_unknown.erase("attn_k");
+  EXPECT_EQ(verdict_with(one_unknown).first, "unavailable");
+}

@@ -3,6 +3,7 @@
 // kernel intervals, per-pass normalization, sorting by |delta|, and the text/JSON forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -254,6 +255,16 @@ TEST(Diff, RegroupedRolesCompareAsTheirUnion) {
   EXPECT_DOUBLE_EQ(qkv.b_flops, 30.0);
   EXPECT_EQ(qkv.status, DiffRow::Status::changed);
   for (const char* gone : {"attn_q", "attn_k", "attn_v", "attn_q+attn_k"}) EXPECT_FALSE(by_key.count(gone)) << gone;
+  EXPECT_EQ(qkv.members, (std::vector<std::string>{"attn_k", "attn_q", "attn_q+attn_k", "attn_q+attn_k+attn_v", "attn_v"}));
+  EXPECT_TRUE(by_key["ffn_gate+ffn_up"].members.empty());
+  // The members survive the JSON form (landing import) and the combination of repetitions.
+  const DiffRow back = diff_row_from_json(nlohmann::json(diff_row_to_json(qkv, kGateDiffKeys, true)), kGateDiffKeys, "row");
+  EXPECT_EQ(back.members, qkv.members);
+  const TraceDiff twice = combine_repetitions({d, d});
+  const auto combined = std::find_if(twice.roles.begin(), twice.roles.end(),
+                                     [](const DiffRow& r) { return r.key == "attn_q+attn_k+attn_v"; });
+  ASSERT_NE(combined, twice.roles.end());
+  EXPECT_EQ(combined->members, qkv.members);
   EXPECT_EQ(by_key["ffn_gate+ffn_up"].status, DiffRow::Status::changed);
   EXPECT_DOUBLE_EQ(by_key["ffn_gate+ffn_up"].a_ns, 5000.0);
   EXPECT_EQ(by_key["rope"].status, DiffRow::Status::removed);
