@@ -62,10 +62,9 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
         run.push_back(g[j]);
       }
       i += run.size();
+      // A run of two or more passed gemm_ws_group_unsupported_reason above, part by part.
       const bool taken = std::any_of(run.begin(), run.end(), [&](const DeviceMatrix* m) { return interleaved.count(m) || packed_.count(m); });
-      if (run.size() < 2 || taken ||
-          !kernels::gemm_ws_group_unsupported_reason(run.front()->ggml_type, parts, run.front()->cols).empty())
-        continue;  // repacked one by one below
+      if (run.size() < 2 || taken) continue;  // repacked one by one below
       int64_t bytes = 0;
       for (const DeviceMatrix* m : run) bytes += kernels::gemm_ws_repacked_bytes(m->ggml_type, m->rows, m->cols);
       DeviceBuffer b(static_cast<size_t>(bytes));
