@@ -261,6 +261,55 @@ void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector
   launch_variant(v, a, max_ctas);
 }
 
+std::string gemm_ws_group_rope_unsupported_reason(uint32_t ggml_type, const std::vector<WsHeadPart>& parts, int64_t cols,
+                                                  int64_t T, const WsRopeTarget& rope) {
+  std::vector<WsGroupPart> rows;
+  for (const WsHeadPart& part : parts) rows.push_back({part.rows, part.y});
+  if (std::string why = gemm_ws_group_unsupported_reason(ggml_type, rows, cols); !why.empty()) return why;
+  const int hd = rope.head_dim;
+  if (hd < 2 || hd % 2 != 0) return "head dim " + std::to_string(hd) + " must be even and >= 2";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string at = "part " + std::to_string(i) + ": ";
+    if (parts[i].rows % hd != 0)
+      return at + std::to_string(parts[i].rows) + " rows are not whole heads of " + std::to_string(hd);
+    if (parts[i].rotate && rope.cos_sin == nullptr) return at + "rotates, but there is no cos/sin table";
+    if (parts[i].kv_cache && (rope.p0 < 0 || T > rope.max_ctx - int64_t{rope.p0}))
+      return at + "positions " + std::to_string(rope.p0) + " .. " + std::to_string(rope.p0 + T - 1) +
+             " do not fit a cache of " + std::to_string(rope.max_ctx) + " rows";
+  }
+  return {};
+}
+
+void gemm_ws_group_rope_variant(int variant, const WsMatrixView& w, const std::vector<WsHeadPart>& parts,
+                                const WsRopeTarget& rope, const uint16_t* x16, int64_t T, cudaStream_t stream,
+                                int max_ctas) {
+  if (w.swiglu) fail("gemm_ws_group_rope: an interleaved SwiGLU matrix takes gemm_ws_swiglu");
+  if (const std::string why = gemm_ws_group_rope_unsupported_reason(w.ggml_type, parts, w.cols, T, rope); !why.empty())
+    fail("gemm_ws_group_rope: ", why);
+  int64_t rows = 0;
+  for (const WsHeadPart& part : parts) rows += part.rows;
+  if (rows != w.rows) fail("gemm_ws_group_rope: the parts have ", rows, " rows, the matrix ", w.rows);
+  for (const WsHeadPart& part : parts) check_call("gemm_ws_group_rope", w, x16, T, part.y, 4);
+  if (rope.cos_sin != nullptr && reinterpret_cast<uintptr_t>(rope.cos_sin) % 8 != 0)
+    fail("gemm_ws_group_rope: the cos/sin table is not 8-byte aligned");
+  const detail::WsVariantEntry& v = variant_or_fail(w.ggml_type, variant, "gemm_ws_group_rope");
+  if (v.info.sms_per_tile != 1 || v.info.tile_m != 128) fail("gemm_ws_group_rope: variant ", v.info.name, " takes no groups");
+  detail::WsLaunch a = launch_args(w, x16, T, parts.front().y, dev::kWsHeads, stream);
+  a.parts = static_cast<int>(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    a.part_rows[i] = parts[i].rows, a.part_y[i] = parts[i].y;
+    a.part_store[i] = (parts[i].rotate ? dev::kWsHeadRotate : 0) | (parts[i].kv_cache ? dev::kWsHeadCache : 0);
+  }
+  a.rope_cos_sin = rope.cos_sin;
+  a.head_dim = rope.head_dim, a.p0 = rope.p0, a.max_ctx = rope.max_ctx;
+  launch_variant(v, a, max_ctas);
+}
+
+void gemm_ws_group_rope(const WsMatrixView& w, const std::vector<WsHeadPart>& parts, const WsRopeTarget& rope,
+                        const uint16_t* x16, int64_t T, cudaStream_t stream) {
+  gemm_ws_group_rope_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows, w.cols), w, parts, rope, x16, T, stream);
+}
+
 void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts, const uint16_t* x16, int64_t T,
                    GemmEpilogue epilogue, cudaStream_t stream) {
   gemm_ws_group_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows, w.cols), w, parts, x16, T, epilogue, stream);

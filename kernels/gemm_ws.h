@@ -81,6 +81,30 @@ void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts,
 void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector<WsGroupPart>& parts,
                            const uint16_t* x16, int64_t T, GemmEpilogue epilogue, cudaStream_t stream, int max_ctas = 0);
 
+// The attention's inputs straight from the Q/K/V GEMM: each part stored as fp16 — into rows
+// [T, rows] or into a KV cache [rows / hd][max_ctx][hd] at rows p0 .. p0+T-1 — with each head's
+// pairs (2i, 2i+1) rotated by RoPE or not (cos/sin from kernels::rope_table; ggml mode 0 over the
+// whole head). Same bits as gemm_ws_group with StoreF32 followed by kernels::rope_store_qkv_fused
+// (Q rotated into rows, K rotated and V unrotated into the caches).
+struct WsHeadPart {
+  int64_t rows;
+  uint16_t* y;
+  bool rotate;    // RoPE pairs (2i, 2i+1) of each head
+  bool kv_cache;  // the cache layout above, else rows [T, rows]
+};
+struct WsRopeTarget {
+  const float* cos_sin;  // [T][hd / 2] (cos, sin) of positions p0 + t (kernels::rope_table); null if nothing rotates
+  int head_dim;          // hd: even; every part's rows a multiple of it
+  int p0, max_ctx;       // the first token's position; cache rows per head (p0 + T <= max_ctx)
+};
+std::string gemm_ws_group_rope_unsupported_reason(uint32_t ggml_type, const std::vector<WsHeadPart>& parts, int64_t cols,
+                                                  int64_t T, const WsRopeTarget& rope);
+void gemm_ws_group_rope(const WsMatrixView& w, const std::vector<WsHeadPart>& parts, const WsRopeTarget& rope,
+                        const uint16_t* x16, int64_t T, cudaStream_t stream);
+void gemm_ws_group_rope_variant(int variant, const WsMatrixView& w, const std::vector<WsHeadPart>& parts,
+                                const WsRopeTarget& rope, const uint16_t* x16, int64_t T, cudaStream_t stream,
+                                int max_ctas = 0);
+
 // The split-chain variants' device workspace (accumulators of split tiles and their flags, ~17 MB
 // on an H200), allocated on first use on the current device; call it before capturing a launch in
 // a CUDA graph (allocation is not allowed there). The variants of one device share it: their

@@ -29,6 +29,10 @@ struct WsLaunch {
   void* partial = nullptr;
   unsigned* ready = nullptr;
   int max_ctas = 0;
+  // Head stores (gemm_ws_group_rope): part i's dev::WsHeadStore bits and the rope target.
+  int part_store[kWsMaxGroupParts] = {};
+  const float* rope_cos_sin = nullptr;
+  int head_dim = 0, p0 = 0, max_ctx = 0;
 };
 using WsLaunchFn = void (*)(const WsLaunch&);
 // Repack of `rows` source rows (interleaved gate/up when b != nullptr) into dst.

@@ -34,11 +34,16 @@
 #include "kernels/gemm_ws_schedule.cuh"
 #include "kernels/ptx.cuh"
 #include "kernels/race_stress.cuh"
+#include "kernels/rope_math.cuh"
 #include "kernels/sm90.h"
 
 namespace pfx::kernels::dev {
 
-enum WsMode : int { kWsStoreF32 = 0, kWsAccumulateF32 = 1, kWsStoreF16 = 2, kWsSwiglu = 3 };
+enum WsMode : int { kWsStoreF32 = 0, kWsAccumulateF32 = 1, kWsStoreF16 = 2, kWsSwiglu = 3, kWsHeads = 4 };
+// kWsHeads: how each part is stored (WsParams::part_store, bits): fp16 rows [T][n_out], or with
+// kWsHeadCache the KV-cache layout [n_out / hd][max_ctx][hd] at rows p0 + t; kWsHeadRotate: each
+// head's pairs (2i, 2i+1) turned by RoPE first.
+enum WsHeadStore : int { kWsHeadRotate = 1, kWsHeadCache = 2 };
 
 inline constexpr int kWsMaxParts = 3;
 
@@ -65,6 +70,12 @@ struct WsParams {
   int chunk;
   float4* partial;
   unsigned* ready;
+  // kWsHeads (the attention's inputs straight from the Q/K/V GEMM): per part a WsHeadStore, the
+  // head dim, the cos/sin of every token's rotation pairs ([T][hd / 2], kernels::rope_table), the
+  // first token's position and the cache rows per head.
+  int part_store[kWsMaxParts];
+  const float2* rope_cs;
+  int head_dim, p0, max_ctx;
 };
 
 // Tile shape, ring depth and shared memory of one instantiation.
@@ -199,14 +210,49 @@ __device__ __forceinline__ void ws_prefetch_old_tile(const WsParams& p, void* y_
 struct WsPartOut {
   void* y;
   int n_out, row0;
+  int store;  // kWsHeads: its WsHeadStore bits
 };
 // Constant indices only: a runtime index into the parameter arrays would copy them to the stack.
 __device__ __forceinline__ WsPartOut ws_part_out(const WsParams& p, int mt) {
-  WsPartOut o{p.part_y[0], p.part_n_out[0], mt * 128};
+  WsPartOut o{p.part_y[0], p.part_n_out[0], mt * 128, p.part_store[0]};
 #pragma unroll
   for (int i = 1; i < kWsMaxParts; ++i)
-    if (i < p.parts && mt >= p.part_end[i - 1]) o = {p.part_y[i], p.part_n_out[i], (mt - p.part_end[i - 1]) * 128};
+    if (i < p.parts && mt >= p.part_end[i - 1])
+      o = {p.part_y[i], p.part_n_out[i], (mt - p.part_end[i - 1]) * 128, p.part_store[i]};
   return o;
+}
+
+// kWsHeads: the warpgroup's 64 × BN tile as the attention's inputs, fp16, in the part's layout
+// (WsHeadStore), rows of output columns n0 and n0 + 1 (n0 even: lanes g and g^1 swap one value as
+// in ws_epilogue) being one rotation pair of a head. The pair is turned from the fp32 values the
+// StoreF32 epilogue would store, by the RoPE kernels' own rotation and cos/sin: the same bits as
+// this GEMM with StoreF32 followed by kernels::rope_store_qkv_fused.
+template <int kBN>
+__device__ __forceinline__ void ws_store_heads(const WsParams& p, const WsPartOut& o, const float (&acc)[kBN / 2],
+                                               int row0, int t0, int lane, int warp) {
+  const int g = lane >> 2, c = lane & 3;
+  const bool even = (g & 1) == 0;
+  const bool rotate = (o.store & kWsHeadRotate) != 0, cache = (o.store & kWsHeadCache) != 0;
+  const int hd = p.head_dim;
+  const int t_stride = cache ? hd : o.n_out;  // elements from one token's row to the next
+  uint16_t* const y = static_cast<uint16_t*>(o.y);
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j) {
+    const int t = t0 + 8 * j + 2 * c + (even ? 0 : 1);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+      const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
+      const int n0 = row0 + 16 * warp + (g & ~1) + 8 * h;  // the pair's first column
+      if (t >= p.T || n0 >= o.n_out) continue;
+      const int head = n0 / hd, d = n0 - head * hd;
+      float2 v = even ? make_float2(v0, recv) : make_float2(recv, v1);
+      if (rotate) v = rope_rotate_pair(v.x, v.y, p.rope_cs[static_cast<int64_t>(t) * (hd >> 1) + (d >> 1)]);
+      const int64_t at = cache ? (static_cast<int64_t>(head) * p.max_ctx + p.p0 + t) * hd + d
+                               : static_cast<int64_t>(t) * t_stride + n0;
+      *reinterpret_cast<uint32_t*>(y + at) = pack_half2_rn(v.x, v.y);
+    }
+  }
 }
 
 // A slot's flag: free (0) → claimed by a head (kWsSlotClaimed) → its accumulators ready
@@ -327,9 +373,10 @@ struct WsConsumer {
 // with no head or tail code in it (the ws_n* variants' code as before split chains existed: in the
 // first build with one instantiation for both, the whole-tile launches of a pp512 pass ran 3-8%
 // slower in the same-call trace, docs/gemm-fast.md, session 11).
-template <int kType, int kBN, bool kSplit>
-__global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
-    k_gemm_ws(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+// kHeads: the epilogue is ws_store_heads alone (kernel k_gemm_ws_heads); in one kernel with the
+// other epilogues, the split 256-token kernel spilled (168 registers, 128 of them accumulators).
+template <int kType, int kBN, bool kSplit, bool kHeads>
+__device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParams& p) {
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
   constexpr int S = Cfg::S, BN = Cfg::BN;
@@ -407,8 +454,22 @@ __global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
       continue;
     }
     const WsPartOut o = ws_part_out(p, mt);
-    ws_epilogue<BN>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
+    if constexpr (kHeads) ws_store_heads<BN>(p, o, acc, o.row0 + panel * 64, tt * BN, lane, warp);
+    else ws_epilogue<BN>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
   }
+}
+
+template <int kType, int kBN, bool kSplit>
+__global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
+    k_gemm_ws(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  ws_kernel<kType, kBN, kSplit, false>(xmap, p);
+}
+
+// The same GEMM storing the attention's inputs (WsMode kWsHeads).
+template <int kType, int kBN, bool kSplit>
+__global__ void __launch_bounds__(WsCfg<kBN, WsLayout<kType>>::kThreads, 1)
+    k_gemm_ws_heads(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  ws_kernel<kType, kBN, kSplit, true>(xmap, p);
 }
 
 // ---- the cluster variant: one consumer warpgroup per CTA, two CTAs per panel pair -------------

@@ -62,10 +62,10 @@ inline bool register_ws_launch_info(const std::string& name, int threads, int sm
   names.push_back(name);
   return register_launch_info(LaunchInfo{names.back().c_str(), threads, smem, __FILE__});
 }
-template <int kType, int kBN, bool kSplit>
+template <int kType, int kBN, bool kSplit, bool kHeads>
 inline const bool ws_launch_info_registered =
-    register_ws_launch_info("k_gemm_ws<" + std::to_string(kType) + ", " + std::to_string(kBN) + ", " +
-                                (kSplit ? "true" : "false") + ">",
+    register_ws_launch_info(std::string(kHeads ? "k_gemm_ws_heads<" : "k_gemm_ws<") + std::to_string(kType) + ", " +
+                                std::to_string(kBN) + ", " + (kSplit ? "true" : "false") + ">",
                             WsCfg<kBN, WsLayout<kType>>::kThreads, WsCfg<kBN, WsLayout<kType>>::kSmemBytes);
 inline constexpr int kWsRepackThreads = 256;
 template <int kType>
@@ -100,6 +100,9 @@ WsParams ws_params(const detail::WsLaunch& a) {
   p.chunk = 0;
   p.partial = static_cast<float4*>(a.partial);
   p.ready = a.ready;
+  for (int i = 0; i < kWsMaxParts; ++i) p.part_store[i] = a.part_store[i];
+  p.rope_cs = reinterpret_cast<const float2*>(a.rope_cos_sin);
+  p.head_dim = a.head_dim, p.p0 = a.p0, p.max_ctx = a.max_ctx;
   return p;
 }
 
@@ -111,17 +114,19 @@ inline int ws_slots(const detail::WsLaunch& a, int ctas_per_sm = 1) {
 
 // kSplit: the split-chain schedule where it balances the last round (kernels/gemm_ws_schedule.cuh;
 // the workspace comes with the launch), whole tiles otherwise.
-template <int kType, int kBN, bool kSplit>
-void launch_ws(const detail::WsLaunch& a) {
+// kHeads: the kernel with the head-store epilogue (a.mode == kWsHeads).
+template <int kType, int kBN, bool kSplit, bool kHeads>
+void launch_ws_kernel(const detail::WsLaunch& a) {
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
-  static const bool attr = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemm_ws<kType, kBN, kSplit>),
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+  const auto kernel = kHeads ? &k_gemm_ws_heads<kType, kBN, kSplit> : &k_gemm_ws<kType, kBN, kSplit>;
+  static const bool attr = [kernel] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
     return true;
   }();
   (void)attr;
-  (void)ws_launch_info_registered<kType, kBN, kSplit>;
+  (void)ws_launch_info_registered<kType, kBN, kSplit, kHeads>;
   WsParams p = ws_params<kType, kBN>(a);
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN);
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
@@ -133,8 +138,14 @@ void launch_ws(const detail::WsLaunch& a) {
   }
   const WsSchedule sched{static_cast<int>(tiles), p.nk, p.chunk};
   const unsigned grid = static_cast<unsigned>(sched.ctas(slots));
-  k_gemm_ws<kType, kBN, kSplit><<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
+}
+
+template <int kType, int kBN, bool kSplit>
+void launch_ws(const detail::WsLaunch& a) {
+  if (a.mode == kWsHeads) launch_ws_kernel<kType, kBN, kSplit, true>(a);
+  else launch_ws_kernel<kType, kBN, kSplit, false>(a);
 }
 
 template <int kType>

@@ -94,6 +94,10 @@ void rope_f32(float* q32, int64_t ld_q, float* k32, int64_t ld_k, const QkvShape
 void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream);
 // Fast: rotation + conversion + cache write in one pass over unrotated q32/k32 (inputs untouched).
 void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream);
+// For an epilogue that rotates as it stores (kernels::gemm_ws_group_rope): cos_sin[t][i] = the
+// (cos, sin) pair, as two floats, of rotation pair i < n_rot/2 at position p0 + t, t < T; the
+// values the kernels above compute for themselves. Position by value (p0_dev must be null).
+void rope_table(const QkvShape& s, float* cos_sin, cudaStream_t stream);
 
 // ---- attention (attention_generic.cu, attention_flash*.cu, attention_decode.cu) ---------------
 // o16[t, h*hd + d] = sum_c P[h][t][c] * V[h / (H/Hkv)][c][d], P = softmax_c(scale * q·k) over the

@@ -14,6 +14,7 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
+#include "kernels/rope_math.cuh"
 
 namespace pfx::kernels {
 
@@ -55,11 +56,8 @@ __device__ __forceinline__ int2 pair_elements(int i, const RopeArgs& r) {
   return r.neox ? make_int2(i, i + r.n_rot / 2) : make_int2(2 * i, 2 * i + 1);
 }
 
-// (x0, x1) -> (x0 c - x1 s, x0 s + x1 c), each product and sum rounded separately (ggml order).
-__device__ __forceinline__ float2 rotate_pair(float x0, float x1, float2 cs) {
-  return make_float2(__fsub_rn(__fmul_rn(x0, cs.x), __fmul_rn(x1, cs.y)),
-                     __fadd_rn(__fmul_rn(x0, cs.y), __fmul_rn(x1, cs.x)));
-}
+// (x0, x1) -> (x0 c - x1 s, x0 s + x1 c) (kernels/rope_math.cuh: the fused GEMM's epilogue uses it too).
+__device__ __forceinline__ float2 rotate_pair(float x0, float x1, float2 cs) { return dev::rope_rotate_pair(x0, x1, cs); }
 
 // Fills table[i] = cos/sin for the block's token; ends with a barrier.
 __device__ __forceinline__ void fill_table(float2* table, int pos, const RopeArgs& r) {
@@ -184,6 +182,16 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
 }
 PFX_KERNEL_LAUNCH_INFO("k_rope_fused", RopeCfg::kThreads, 0);
 
+// grid T; table[t][i] = cos/sin of rotation pair i at position p0 + t: the values every other
+// RoPE kernel computes for itself (fill_table), for an epilogue that rotates as it stores.
+__global__ void __launch_bounds__(RopeCfg::kThreads)
+    k_rope_table(float2* __restrict__ table, int p0, RopeArgs rope) {
+  const int t = blockIdx.x, half = rope.n_rot / 2;
+  for (int i = threadIdx.x; i < half; i += RopeCfg::kThreads)
+    table[static_cast<int64_t>(t) * half + i] = rope_cos_sin(p0 + t, i, rope);
+}
+PFX_KERNEL_LAUNCH_INFO("k_rope_table", RopeCfg::kThreads, 0);
+
 namespace {
 
 // device_position: the launcher passes s.p0_dev to its kernel; then s.p0 is not checked (the
@@ -249,6 +257,13 @@ void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvSha
   k_rope_fused<<<dim3(static_cast<unsigned>(s.T), static_cast<unsigned>(slices)), RopeCfg::kThreads, 0, stream>>>(
       in.q32, in.ld_q, in.k32, in.ld_k, in.v32, in.ld_v, out.q16, out.k_cache, out.v_cache, s.H, s.Hkv, s.hd, s.p0,
       s.p0_dev, s.max_ctx, rope_args(s));
+  CUDA_CHECK_LAUNCH();
+}
+
+void rope_table(const QkvShape& s, float* cos_sin, cudaStream_t stream) {
+  check_shape("rope_table", s);
+  detail::require(cos_sin != nullptr && detail::is_aligned(cos_sin, 8), "rope_table: cos_sin must be 8-byte aligned, not null");
+  k_rope_table<<<s.T, RopeCfg::kThreads, 0, stream>>>(reinterpret_cast<float2*>(cos_sin), s.p0, rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -113,6 +113,9 @@ struct CudaBackend::Impl {
   DeviceBuffer k_cache, v_cache;
   // Activations for up to max_batch tokens.
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
+  // The cos/sin of a chunk's rotation pairs ([max_batch][hd / 2] float pairs), once per chunk, for
+  // the fused variant's Q/K/V epilogue (GemmDispatch::run_heads).
+  DeviceBuffer rope_cos_sin;
   size_t attn_scratch_bytes = 0;
 
   Impl(const CudaBackend& o, const model::Model& m, Path p, int64_t ctx, FastGemm gemm_variant, DecodeGraph dg)
@@ -181,6 +184,7 @@ struct CudaBackend::Impl {
     k32 = DeviceBuffer(B * Hkv * hd * 4);
     v32 = DeviceBuffer(B * Hkv * hd * 4);
     q16 = DeviceBuffer(B * H * hd * 2);
+    if (path == Path::Fast && gemm.fast_variant() == FastGemm::Fused) rope_cos_sin = DeviceBuffer(B * hd * 4);
     o16 = DeviceBuffer(B * H * hd * 2);
     g32 = DeviceBuffer(B * F * 4);
     u32 = DeviceBuffer(B * F * 4);
@@ -227,6 +231,36 @@ struct CudaBackend::Impl {
     owner.dump_residual(layer, p0, host.data(), T, D);
   }
 
+  bool has_qkv_bias() const {
+    return std::any_of(layers.begin(), layers.end(), [](const LayerDev& L) { return L.bq.bytes() > 0; });
+  }
+
+  // Layer L's Q, K and V projections into q32/k32/v32 (plus their biases), then RoPE and the fp16
+  // stores into q16 and the layer's caches (`out`).
+  void project_qkv(LayerDev& L, const kernels::QkvOutput& out, const kernels::QkvShape& s, int T) {
+    const int H = s.H, Hkv = s.Hkv, hd = s.hd;
+    gemm.run_group(L.prefix,
+                   {{"attn_q", &L.wq, q32.as(), Epilogue::StoreF32},
+                    {"attn_k", &L.wk, k32.as(), Epilogue::StoreF32},
+                    {"attn_v", &L.wv, v32.as(), Epilogue::StoreF32}},
+                   h16.as<uint16_t>(), T);
+    if (L.bq.bytes() > 0) {
+      NvtxRange r(L.prefix + "attn_qkv_bias", uint64_t(T) * (H + 2 * Hkv) * hd);
+      kernels::add_bias_f32(q32.as<float>(), int64_t(H) * hd, L.bq.as<float>(), T, int64_t(H) * hd, stream);
+      kernels::add_bias_f32(k32.as<float>(), int64_t(Hkv) * hd, L.bk.as<float>(), T, int64_t(Hkv) * hd, stream);
+      kernels::add_bias_f32(v32.as<float>(), int64_t(Hkv) * hd, L.bv.as<float>(), T, int64_t(Hkv) * hd, stream);
+    }
+    kernels::QkvInput in{q32.as<float>(), int64_t(H) * hd, k32.as<float>(), int64_t(Hkv) * hd,
+                         v32.as<float>(), int64_t(Hkv) * hd};
+    NvtxRange r(L.prefix + "rope", 6ull * T * (H + Hkv) * hd);
+    if (fast()) {
+      kernels::rope_store_qkv_fused(in, out, s, stream);
+    } else {
+      kernels::rope_f32(q32.as<float>(), in.ld_q, k32.as<float>(), in.ld_k, s, stream);
+      kernels::store_qkv(in, out, s, stream);
+    }
+  }
+
   // One chunk of T ≤ max_batch tokens at positions pos .. pos+T-1; x32 holds their embeddings.
   // p0_dev (graph capture): RoPE and decode attention read the first position from this device
   // int instead of pos.
@@ -240,6 +274,22 @@ struct CudaBackend::Impl {
     // Causal attention FLOPs: Q·Kᵀ and P·V over each query's context (p0 + t + 1 keys).
     const uint64_t ctx_sum = static_cast<uint64_t>(T) * p0 + static_cast<uint64_t>(T) * (T + 1) / 2;
     const uint64_t attn_flops = 4ull * H * hd * ctx_sum;
+    kernels::QkvShape s{T, H, Hkv, hd, p0, static_cast<int>(max_ctx), cfg.rope_freq_base};
+    s.n_rot = static_cast<int>(cfg.n_rot);
+    s.neox = cfg.rope_style == model::RopeStyle::Neox;
+    s.freq_scale = cfg.rope_freq_scale;
+    s.freq_factors = rope_freqs.bytes() > 0 ? rope_freqs.as<float>() : nullptr;
+    s.p0_dev = p0_dev;
+    // The Q/K/V GEMMs store the attention's inputs themselves (RoPE in their epilogue) where the
+    // fused variant runs them and the rotation is llama's over whole heads with no bias to add
+    // first; the chunk's cos/sin are computed once for every layer, in the rope role's range.
+    const bool heads_in_epilogue = path == Path::Fast && gemm.fast_variant() == FastGemm::Fused &&
+                                   T > kernels::kGemvMaxT && !s.neox && (s.n_rot == 0 || s.n_rot == hd) &&
+                                   p0_dev == nullptr && !has_qkv_bias();
+    if (heads_in_epilogue) {
+      NvtxRange r("rope", 0);
+      kernels::rope_table(s, rope_cos_sin.as<float>(), stream);
+    }
 
     for (size_t l = 0; l < layers.size(); ++l) {
       LayerDev& L = layers[l];
@@ -247,37 +297,15 @@ struct CudaBackend::Impl {
         NvtxRange r(L.prefix + "attn_norm", norm_flops);
         rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
       }
-      gemm.run_group(L.prefix,
-                     {{"attn_q", &L.wq, q32.as(), Epilogue::StoreF32},
-                      {"attn_k", &L.wk, k32.as(), Epilogue::StoreF32},
-                      {"attn_v", &L.wv, v32.as(), Epilogue::StoreF32}},
-                     h16.as<uint16_t>(), T);
-
-      if (L.bq.bytes() > 0) {
-        NvtxRange r(L.prefix + "attn_qkv_bias", uint64_t(T) * (H + 2 * Hkv) * hd);
-        kernels::add_bias_f32(q32.as<float>(), int64_t(H) * hd, L.bq.as<float>(), T, int64_t(H) * hd, stream);
-        kernels::add_bias_f32(k32.as<float>(), int64_t(Hkv) * hd, L.bk.as<float>(), T, int64_t(Hkv) * hd, stream);
-        kernels::add_bias_f32(v32.as<float>(), int64_t(Hkv) * hd, L.bv.as<float>(), T, int64_t(Hkv) * hd, stream);
-      }
-      kernels::QkvShape s{T, H, Hkv, hd, p0, static_cast<int>(max_ctx), cfg.rope_freq_base};
-      s.n_rot = static_cast<int>(cfg.n_rot);
-      s.neox = cfg.rope_style == model::RopeStyle::Neox;
-      s.freq_scale = cfg.rope_freq_scale;
-      s.freq_factors = rope_freqs.bytes() > 0 ? rope_freqs.as<float>() : nullptr;
-      s.p0_dev = p0_dev;
-      kernels::QkvInput in{q32.as<float>(), int64_t(H) * hd, k32.as<float>(), int64_t(Hkv) * hd,
-                           v32.as<float>(), int64_t(Hkv) * hd};
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
                              v_cache.as<uint16_t>() + l * layer_kv};
-      {
-        NvtxRange r(L.prefix + "rope", 6ull * T * (H + Hkv) * hd);
-        if (fast()) {
-          kernels::rope_store_qkv_fused(in, out, s, stream);
-        } else {
-          kernels::rope_f32(q32.as<float>(), in.ld_q, k32.as<float>(), in.ld_k, s, stream);
-          kernels::store_qkv(in, out, s, stream);
-        }
-      }
+      if (!heads_in_epilogue ||
+          !gemm.run_heads(L.prefix,
+                          {{"attn_q", &L.wq, out.q16, true, false},
+                           {"attn_k", &L.wk, out.k_cache, true, true},
+                           {"attn_v", &L.wv, out.v_cache, false, true}},
+                          {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)}, h16.as<uint16_t>(), T))
+        project_qkv(L, out, s, T);
       {
         NvtxRange r(L.prefix + "attn", attn_flops);
         kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),

@@ -227,15 +227,64 @@ bool GemmDispatch::in_pipeline_slot(const DeviceMatrix& w) const {
   return variant_ == FastGemm::Pipelined && (slot_weight_[0] == &w || slot_weight_[1] == &w);
 }
 
+size_t GemmDispatch::packed_group_size(const std::vector<const DeviceMatrix*>& ws, size_t first) const {
+  const auto it = packed_group_.find(ws[first]);
+  if (it == packed_group_.end() || it->second.front() != ws[first]) return 0;
+  const std::vector<const DeviceMatrix*>& members = it->second;
+  if (first + members.size() > ws.size()) return 0;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (ws[first + i] != members[i]) return 0;
+  return members.size();
+}
+
 size_t GemmDispatch::fused_group_size(const std::vector<Output>& outputs, size_t first) const {
   if (!fast_ || variant_ != FastGemm::Fused) return 0;
-  const auto it = packed_group_.find(outputs[first].w);
-  if (it == packed_group_.end() || it->second.front() != outputs[first].w) return 0;
-  const std::vector<const DeviceMatrix*>& members = it->second;
-  if (first + members.size() > outputs.size()) return 0;
-  for (size_t i = 0; i < members.size(); ++i)
-    if (outputs[first + i].w != members[i] || outputs[first + i].e != outputs[first].e) return 0;
-  return members.size();
+  std::vector<const DeviceMatrix*> ws;
+  for (const Output& o : outputs) ws.push_back(o.w);
+  const size_t n = packed_group_size(ws, first);
+  for (size_t i = 1; i < n; ++i)
+    if (outputs[first + i].e != outputs[first].e) return 0;
+  return n;
+}
+
+bool GemmDispatch::run_heads(const std::string& prefix, const std::vector<HeadOutput>& outputs,
+                             const kernels::WsRopeTarget& rope, const uint16_t* x16, int T) {
+  if (!fast_ || variant_ != FastGemm::Fused || T <= kernels::kGemvMaxT || outputs.empty()) return false;
+  std::vector<const DeviceMatrix*> ws;
+  for (const HeadOutput& o : outputs) ws.push_back(o.w);
+  // Plan every launch before the first: all or nothing.
+  struct Launch {
+    size_t first, n;
+  };
+  std::vector<Launch> launches;
+  for (size_t i = 0; i < outputs.size();) {
+    if (!packed_.count(ws[i])) return false;
+    const size_t n = std::max<size_t>(1, packed_group_size(ws, i));
+    std::vector<kernels::WsHeadPart> parts;
+    for (size_t j = i; j < i + n; ++j) parts.push_back({ws[j]->rows, outputs[j].y, outputs[j].rotate, outputs[j].kv_cache});
+    if (!kernels::gemm_ws_group_rope_unsupported_reason(ws[i]->ggml_type, parts, ws[i]->cols, T, rope).empty())
+      return false;
+    launches.push_back({i, n});
+    i += n;
+  }
+  for (const Launch& l : launches) {
+    std::vector<kernels::WsHeadPart> parts;
+    std::string roles;
+    uint64_t flops = 0;
+    int64_t rows = 0;
+    for (size_t j = l.first; j < l.first + l.n; ++j) {
+      const HeadOutput& o = outputs[j];
+      parts.push_back({o.w->rows, o.y, o.rotate, o.kv_cache});
+      roles += o.role + "+";
+      // The GEMM's FLOPs and, where rotated, the rope range's count (6 per element).
+      flops += 2ull * static_cast<uint64_t>(T) * o.w->rows * o.w->cols + (o.rotate ? 6ull * T * o.w->rows : 0);
+      rows += o.w->rows;
+    }
+    const DeviceMatrix& w0 = *outputs[l.first].w;
+    NvtxRange r(prefix + roles + "rope", flops);
+    kernels::gemm_ws_group_rope({packed_.at(&w0), w0.ggml_type, rows, w0.cols, false}, parts, rope, x16, T, stream_);
+  }
+  return true;
 }
 
 void GemmDispatch::run_fused_group(const std::string& prefix, const Output* outputs, size_t n, const uint16_t* x16,

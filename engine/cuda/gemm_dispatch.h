@@ -27,6 +27,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/device_buffer.h"
 #include "kernels/cublas_gemm.h"
+#include "kernels/gemm_ws.h"
 
 struct cublasContext;
 
@@ -78,6 +79,21 @@ class GemmDispatch {
     Epilogue e;
   };
   void run_group(const std::string& prefix, const std::vector<Output>& outputs, const uint16_t* x16, int T);
+  // Fused prefill only: the Q, K, V projections written straight as the attention's inputs, RoPE
+  // and the fp16 KV-cache store in the GEMMs' epilogue (kernels::gemm_ws_group_rope), one launch
+  // per group that prepare() repacked together (else per matrix), each in a range named by its
+  // roles and "rope" ("blk.3.attn_q+attn_k+attn_v+rope"). Same bits as run_group with StoreF32
+  // followed by kernels::rope_store_qkv_fused. Returns false, having launched nothing, where it
+  // does not apply (another path or variant, T <= kGemvMaxT, a matrix not repacked, a shape the
+  // epilogue cannot store); the caller then runs that sequence.
+  struct HeadOutput {
+    std::string role;
+    const DeviceMatrix* w;
+    uint16_t* y;
+    bool rotate, kv_cache;  // kernels::WsHeadPart
+  };
+  bool run_heads(const std::string& prefix, const std::vector<HeadOutput>& outputs, const kernels::WsRopeTarget& rope,
+                 const uint16_t* x16, int T);
   // a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel: fused variant, prefill, on the gate/up pair
   // that prepare() interleaved under `gate`; fast path, decode step (T = 1): gemv_fast_swiglu on
   // the raw blocks (same bits as gate, up and silu_mul one after the other). Returns false (nothing
@@ -113,6 +129,8 @@ class GemmDispatch {
   // Fused prefill: the outputs of `outputs` from `first` on that one gemm_ws_group launch takes
   // (the matrices' packed group, in order, one epilogue); 0 where none or one does.
   size_t fused_group_size(const std::vector<Output>& outputs, size_t first) const;
+  // The matrices from `first` on that prepare() repacked as one group, in its order (0 where none).
+  size_t packed_group_size(const std::vector<const DeviceMatrix*>& ws, size_t first) const;
   void run_fused_group(const std::string& prefix, const Output* outputs, size_t n, const uint16_t* x16, int T);
 
   // Fused variant: repacked weights, by source matrix (SwiGLU: by gate), in buffers owned by

@@ -7,7 +7,7 @@
 # repository root over two static builds
 # carried from a machine without a GPU (scripts/gpu/stage_build.sh):
 #   scripts/gpu/overlap_check.sh BUILD OLD_BUILD OUT [stage ...]
-# Stages (default: info tests e2e bench sanitize trace gemv; also trace_ab gemv_old ncu gemm): each has a time limit
+# Stages (default: info tests e2e bench sanitize trace gemv; also sass trace_ab gemv_old ncu gemm): each has a time limit
 # ($PFX_STAGE_LIMIT_<stage>); together at most ~560 s. Writes OUT/summary.txt (printed last, the
 # bench table at its end) and OUT/logs.tar.gz. Session 9's second call also ran a "knobs" stage over
 # a build with two experiment switches (docs/h200-evidence/s9/call2-experiment-knobs.patch, its
@@ -47,7 +47,7 @@ stage_sanitize() {
   for tool in memcheck racecheck; do
     echo "== $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$tests/test_gemm_fast" \
-      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemvFast.StreamEqualsDirectBitwise:GemvFast.GroupEquals*:GemvFast.Swiglu*:GemmWs.SmallCaseForSanitizers:GemmWs.SplitChainsSmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+      --gtest_filter='GemvFast.SmallCaseForSanitizers:GemvFast.StreamEqualsDirectBitwise:GemvFast.GroupEquals*:GemvFast.Swiglu*:GemmWs.SmallCaseForSanitizers:GemmWs.SplitChainsSmallCaseForSanitizers:GemmWs.HeadStoreSmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
   done
   echo "== memcheck decode graph"
   compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/engine/cuda/test_cuda_decode_graph" \
@@ -91,15 +91,68 @@ raise SystemExit(0 if same else 1)
 PY
   return $rc
 }
+# The SM clock and board power are sampled every 100 ms meanwhile (nvidia-smi), each run's start and
+# end noted: the summary gives each run's median clock and power (does a build run into the power cap?).
 stage_bench() {
   [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
-  local rc=0 i=0 b bin
+  local rc=0 i=0 b bin sampler
+  nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits -lms 100 |
+    while read -r line; do echo "$(date +%s.%N), $line"; done >"$out/clocks.csv" &
+  sampler=$!
+  : >"$out/bench-times.txt"
   for b in old new old new; do
     i=$((i + 1))
     bin=$prefill; [[ $b == old ]] && bin=$old_prefill
+    echo "$i $b start $(date +%s.%N)" >>"$out/bench-times.txt"
     "$bin" bench --model "$model7b" -p 512,2048 -n 128 -r 3 --path fast --json >"$out/bench7b-$i-$b.json" || rc=1
+    echo "$i $b end $(date +%s.%N)" >>"$out/bench-times.txt"
   done
+  kill "$sampler" 2>/dev/null; pkill -f "nvidia-smi --query-gpu=clocks.sm" 2>/dev/null
+  python3 - "$out/clocks.csv" "$out/bench-times.txt" <<'PY'
+import statistics, sys
+samples = []
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    try: samples.append((float(f[0]), float(f[1]), float(f[2]), float(f[3])))
+    except (ValueError, IndexError): pass
+runs = {}
+for line in open(sys.argv[2]):
+    i, b, what, t = line.split()
+    runs.setdefault((int(i), b), {})[what] = float(t)
+for (i, b), t in sorted(runs.items()):
+    s = [x for x in samples if t.get("start", 0) <= x[0] <= t.get("end", 0)]
+    if not s: print(f"run {i} ({b}): no clock samples"); continue
+    print(f"run {i} ({b}): SM clock median {statistics.median(x[1] for x in s):.0f} MHz (min {min(x[1] for x in s):.0f}), "
+          f"power median {statistics.median(x[2] for x in s):.0f} W (max {max(x[2] for x in s):.0f}), "
+          f"temp max {max(x[3] for x in s):.0f} C, {len(s)} samples")
+PY
   return $rc
+}
+# The SASS of every kernel both builds hold, instruction by instruction (cuobjdump, addresses and
+# encodings stripped): which kernels a change touched and which it left as they were.
+stage_sass() {
+  cuobjdump -sass "$old_prefill" >/tmp/sass-old.txt || return 1
+  cuobjdump -sass "$prefill" >/tmp/sass-new.txt || return 1
+  python3 - /tmp/sass-old.txt /tmp/sass-new.txt <<'PY' | c++filt
+import re, sys
+def functions(path):
+    out, name = {}, None
+    for line in open(path):
+        m = re.match(r"\s+Function : (\S+)", line)
+        if m:
+            name = m.group(1); out[name] = []; continue
+        m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
+        if name and m: out[name].append(m.group(1))
+    return out
+a, b = functions(sys.argv[1]), functions(sys.argv[2])
+both = [k for k in a if k in b]
+changed = [k for k in both if a[k] != b[k]]
+print(f"sass: {len(both) - len(changed)} kernels identical in both builds, {len(changed)} changed, "
+      f"{len(set(a) - set(b))} only in the old build, {len(set(b) - set(a))} only in the new")
+for k in changed: print(f"  changed: {k} ({len(a[k])} -> {len(b[k])} instructions)")
+for k in sorted(set(b) - set(a)): print(f"  new: {k} ({len(b[k])} instructions)")
+for k in sorted(set(a) - set(b)): print(f"  gone: {k}")
+PY
 }
 # One traced pp512 pass per role (3 passes) and decode steps (busy per token), new build.
 stage_trace() {
@@ -145,8 +198,8 @@ stage_ncu() {
 stage_gemm() { PFX_GEMM_VARIANTS=${GEMM_VARIANTS:-ws_n128,ws_n256,ws_sk_n128,ws_sk_n256} "$tests/gemm_bench" --reps 20 ${GEMM_QUICK---quick} --types ${GEMM_TYPES:-q4_K,q6_K} --csv "$out/gemm_bench.csv"; }
 
 export build old_build out prefill old_prefill tests model7b
-export -f stage_trace_ab stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
-declare -A limit=([trace_ab]=200 [info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [gemv_old]=60 [ncu]=120 [attn]=90 [gemm]=150)
+export -f stage_sass stage_trace_ab stage_info stage_tests stage_sanitize stage_e2e stage_bench stage_trace stage_gemv stage_gemv_old stage_attn stage_gemm stage_ncu ids_of
+declare -A limit=([sass]=60 [trace_ab]=200 [info]=20 [tests]=150 [sanitize]=120 [e2e]=240 [bench]=120 [trace]=60 [gemv]=60 [gemv_old]=60 [ncu]=120 [attn]=90 [gemm]=150)
 for s in "${stages[@]}"; do
   run_stage "$s" "$(stage_limit "$s")" "stage_$s"
   case $s in
@@ -156,6 +209,8 @@ for s in "${stages[@]}"; do
     trace_ab) grep -v "^  *blk\." "$out/trace_ab.log" | head -90 | tee -a "$summary" ;;
     gemv | gemv_old) sed -n '/== gemv summary/,$p' "$out/$s.log" | tee -a "$summary" ;;
     gemm) sed -n '/summary/,$p' "$out/gemm.log" | head -40 | tee -a "$summary" ;;
+    bench) grep -h "^run .*SM clock" "$out/bench.log" | tee -a "$summary" ;;
+    sass) grep -h "sass:\|changed:\|new:\|gone:" "$out/sass.log" | head -40 | tee -a "$summary" ;;
     attn) grep -E "MISMATCH|FAILED|PASSED" "$out/attn.log" | head -5 | tee -a "$summary"; tail -30 "$out/attn.log" | tee -a "$summary" ;;
   esac
 done

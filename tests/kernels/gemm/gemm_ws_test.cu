@@ -533,5 +533,104 @@ TEST(GemmWs, GroupEqualsOneLaunchPerMatrixBitwise) {
   EXPECT_EQ(gemm_ws_group_unsupported_reason(kQ4K, {{128, nullptr}, {192, nullptr}}, 256), "");
 }
 
+// The head-store epilogue (gemm_ws_group_rope): the attention's inputs straight from the Q/K/V
+// GEMM are bitwise what the GEMM with StoreF32 followed by rope_store_qkv_fused writes: q16, and
+// the K/V caches row for row (rows outside p0 .. p0+T-1 keep their old bytes), for the given
+// variants (one launch for the three matrices, on each CTA count) and per matrix (the pick).
+struct HeadShape {
+  int H, Hkv, hd;
+};
+void check_head_store(uint32_t type, HeadShape hs, int T, int p0, const std::vector<int>& variants,
+                      const std::vector<int>& ctas_list, Stream& stream, std::mt19937_64& rng) {
+  const int64_t K = small_k(type), qrows = int64_t{hs.H} * hs.hd, kvrows = int64_t{hs.Hkv} * hs.hd;
+  const Group g = make_group(type, {qrows, kvrows, kvrows}, K, 4100 + type + hs.hd, stream);
+  constexpr int kMaxCtx = 400;
+  const size_t cache_elems = static_cast<size_t>(kvrows) * kMaxCtx;
+  const std::string at = std::string(type_name(type)) + " H " + std::to_string(hs.H) + "/" + std::to_string(hs.Hkv) +
+                         " hd " + std::to_string(hs.hd) + " T=" + std::to_string(T) + " p0=" + std::to_string(p0);
+  DeviceBuffer<uint16_t> x(random_activations(T * K, rng));
+  QkvShape s;
+  s.T = T, s.H = hs.H, s.Hkv = hs.Hkv, s.hd = hs.hd, s.p0 = p0, s.max_ctx = kMaxCtx;
+  // Reference: three StoreF32 GEMMs, then the fast RoPE + cache store, over caches whose old
+  // contents are random bytes.
+  DeviceBuffer<float> q32(static_cast<size_t>(T * qrows)), k32(static_cast<size_t>(T * kvrows)),
+      v32(static_cast<size_t>(T * kvrows));
+  gemm_ws(g.parts[0].view(), x.get(), T, q32.get(), GemmEpilogue::StoreF32, stream.get());
+  gemm_ws(g.parts[1].view(), x.get(), T, k32.get(), GemmEpilogue::StoreF32, stream.get());
+  gemm_ws(g.parts[2].view(), x.get(), T, v32.get(), GemmEpilogue::StoreF32, stream.get());
+  const std::vector<uint16_t> old_k = random_activations(static_cast<int64_t>(cache_elems), rng),
+                              old_v = random_activations(static_cast<int64_t>(cache_elems), rng);
+  DeviceBuffer<uint16_t> want_q(static_cast<size_t>(T * qrows)), want_k(old_k), want_v(old_v);
+  want_q.poison();
+  rope_store_qkv_fused({q32.get(), qrows, k32.get(), kvrows, v32.get(), kvrows}, {want_q.get(), want_k.get(), want_v.get()},
+                       s, stream.get());
+  const std::vector<uint16_t> wq = want_q.download(), wk = want_k.download(), wv = want_v.download();
+
+  DeviceBuffer<float> table(static_cast<size_t>(T * hs.hd));
+  rope_table(s, table.get(), stream.get());
+  const WsRopeTarget rope{table.get(), hs.hd, p0, kMaxCtx};
+  DeviceBuffer<uint16_t> q16(static_cast<size_t>(T * qrows)), kc(old_k), vc(old_v);
+  const auto parts_of = [&](size_t first, size_t n) {
+    const std::vector<WsHeadPart> all{{qrows, q16.get(), true, false}, {kvrows, kc.get(), true, true},
+                                      {kvrows, vc.get(), false, true}};
+    return std::vector<WsHeadPart>(all.begin() + static_cast<long>(first), all.begin() + static_cast<long>(first + n));
+  };
+  const auto check = [&](const std::string& how) {
+    EXPECT_TRUE(compare_bits(at + " " + how + " q16", q16.download(), wq));
+    EXPECT_TRUE(compare_bits(at + " " + how + " k cache", kc.download(), wk));
+    EXPECT_TRUE(compare_bits(at + " " + how + " v cache", vc.download(), wv));
+    q16.poison();
+    kc.upload(old_k);
+    vc.upload(old_v);
+  };
+  q16.poison();
+  const auto& vs = gemm_ws_variants(type);
+  for (int v : variants)
+    for (int ctas : ctas_list) {
+      gemm_ws_group_rope_variant(v, g.view(), parts_of(0, 3), rope, x.get(), T, stream.get(), ctas);
+      check(std::string(vs[static_cast<size_t>(v)].name) + " one launch, CTAs " + std::to_string(ctas));
+    }
+  for (size_t i = 0; i < 3; ++i) gemm_ws_group_rope(g.parts[i].view(), parts_of(i, 1), rope, x.get(), T, stream.get());
+  check("one launch per matrix");
+}
+
+// The variants that take groups (PFX_GEMM_VARIANTS may narrow them).
+std::vector<int> group_variants(uint32_t type) {
+  std::vector<int> variants;
+  const auto& vs = gemm_ws_variants(type);
+  for (size_t v = 0; v < vs.size(); ++v)
+    if (vs[v].sms_per_tile == 1 && vs[v].tile_m == 128 && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
+  return variants;
+}
+
+TEST(GemmWs, HeadStoreEqualsGemmThenRopeBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(41);
+  for (uint32_t type : {kQ4K, kQ6K, kQ8_0})
+    for (const HeadShape hs : {HeadShape{4, 2, 128}, HeadShape{4, 4, 64}})
+      for (const int T : {9, 300})
+        for (const int p0 : {0, 37}) check_head_store(type, hs, T, p0, group_variants(type), {0, 4}, stream, rng);
+  // What the epilogue cannot store: rows that are not whole heads, cache rows past max_ctx, a
+  // rotation without a table.
+  uint16_t* const y = reinterpret_cast<uint16_t*>(uintptr_t{256});
+  float* const cs = reinterpret_cast<float*>(uintptr_t{256});
+  EXPECT_NE(gemm_ws_group_rope_unsupported_reason(kQ4K, {{192, y, true, false}}, 256, 9, {cs, 128, 0, 100}), "");
+  EXPECT_NE(gemm_ws_group_rope_unsupported_reason(kQ4K, {{128, y, false, true}}, 256, 9, {cs, 128, 95, 100}), "");
+  EXPECT_NE(gemm_ws_group_rope_unsupported_reason(kQ4K, {{128, y, true, false}}, 256, 9, {nullptr, 128, 0, 100}), "");
+  EXPECT_EQ(gemm_ws_group_rope_unsupported_reason(kQ4K, {{128, y, true, false}, {128, y, false, true}}, 256, 9,
+                                                  {cs, 128, 91, 100}),
+            "");
+}
+
+// One small case of the head store for compute-sanitizer (memcheck, racecheck): GQA, split chains
+// over 4 CTAs, a prompt that ends inside a tile.
+TEST(GemmWs, HeadStoreSmallCaseForSanitizers) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(43);
+  check_head_store(kQ4K, HeadShape{4, 2, 128}, 130, 37, group_variants(kQ4K), {4}, stream, rng);
+}
+
 }  // namespace
 }  // namespace pfx::kernels::test
