@@ -227,30 +227,55 @@ __device__ __forceinline__ WsPartOut ws_part_out(const WsParams& p, int mt) {
 // in ws_epilogue) being one rotation pair of a head. The pair is turned from the fp32 values the
 // StoreF32 epilogue would store, by the RoPE kernels' own rotation and cos/sin: the same bits as
 // this GEMM with StoreF32 followed by kernels::rope_store_qkv_fused.
-template <int kBN>
+template <int kBN, int kBatch>
 __device__ __forceinline__ void ws_store_heads(const WsParams& p, const WsPartOut& o, const float (&acc)[kBN / 2],
                                                int row0, int t0, int lane, int warp) {
   const int g = lane >> 2, c = lane & 3;
   const bool even = (g & 1) == 0;
   const bool rotate = (o.store & kWsHeadRotate) != 0, cache = (o.store & kWsHeadCache) != 0;
   const int hd = p.head_dim;
-  const int t_stride = cache ? hd : o.n_out;  // elements from one token's row to the next
+  const int t_stride = cache ? hd : o.n_out;     // elements from one token's row to the next
+  const int t_me = t0 + 2 * c + (even ? 0 : 1);  // this thread's token in column group j = 0
   uint16_t* const y = static_cast<uint16_t*>(o.y);
+  // The thread's two pairs (row halves h): first column, head, place in the head.
+  int n0[2], head[2], d[2];
 #pragma unroll
-  for (int j = 0; j < kBN / 8; ++j) {
-    const int t = t0 + 8 * j + 2 * c + (even ? 0 : 1);
+  for (int h = 0; h < 2; ++h) {
+    n0[h] = row0 + 16 * warp + (g & ~1) + 8 * h;
+    head[h] = n0[h] / hd, d[h] = n0[h] - head[h] * hd;
+  }
+  // cos/sin come through the read-only path (the table is not written while the kernel runs), a
+  // batch of kBatch column groups' worth loaded before their stores: loaded one at a time where
+  // each is used, every load was one L2 round trip behind the previous store, and the first
+  // build's Q/K/V launches ran 35-40% longer than StoreF32 + the RoPE kernel. kBatch is what the
+  // registers allow without spilling (ws_kernel).
+  static_assert((kBN / 8) % kBatch == 0, "whole batches of column groups");
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-      const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
-      const int n0 = row0 + 16 * warp + (g & ~1) + 8 * h;  // the pair's first column
-      if (t >= p.T || n0 >= o.n_out) continue;
-      const int head = n0 / hd, d = n0 - head * hd;
-      float2 v = even ? make_float2(v0, recv) : make_float2(recv, v1);
-      if (rotate) v = rope_rotate_pair(v.x, v.y, p.rope_cs[static_cast<int64_t>(t) * (hd >> 1) + (d >> 1)]);
-      const int64_t at = cache ? (static_cast<int64_t>(head) * p.max_ctx + p.p0 + t) * hd + d
-                               : static_cast<int64_t>(t) * t_stride + n0;
-      *reinterpret_cast<uint32_t*>(y + at) = pack_half2_rn(v.x, v.y);
+  for (int j0 = 0; j0 < kBN / 8; j0 += kBatch) {
+    float2 cs[kBatch][2];
+#pragma unroll
+    for (int jj = 0; jj < kBatch; ++jj)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int t = t_me + 8 * (j0 + jj);
+        cs[jj][h] = rotate && t < p.T && n0[h] < o.n_out
+                        ? __ldg(p.rope_cs + static_cast<int64_t>(t) * (hd >> 1) + (d[h] >> 1))
+                        : make_float2(1.0f, 0.0f);
+      }
+#pragma unroll
+    for (int jj = 0; jj < kBatch; ++jj) {
+      const int j = j0 + jj, t = t_me + 8 * j;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        const float recv = __shfl_xor_sync(0xffffffffu, even ? v1 : v0, 4);
+        if (t >= p.T || n0[h] >= o.n_out) continue;
+        float2 v = even ? make_float2(v0, recv) : make_float2(recv, v1);
+        if (rotate) v = rope_rotate_pair(v.x, v.y, cs[jj][h]);
+        const int64_t at = cache ? (static_cast<int64_t>(head[h]) * p.max_ctx + p.p0 + t) * hd + d[h]
+                                 : static_cast<int64_t>(t) * t_stride + n0[h];
+        *reinterpret_cast<uint32_t*>(y + at) = pack_half2_rn(v.x, v.y);
+      }
     }
   }
 }
@@ -454,7 +479,10 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
       continue;
     }
     const WsPartOut o = ws_part_out(p, mt);
-    if constexpr (kHeads) ws_store_heads<BN>(p, o, acc, o.row0 + panel * 64, tt * BN, lane, warp);
+    // cos/sin loads in flight per batch: 2 column groups in the split 256-token kernel (4 spill
+    // there: its piece bookkeeping is live across the epilogue), 8 elsewhere (16 spill).
+    if constexpr (kHeads)
+      ws_store_heads<BN, (BN == 256 && kSplit) ? 2 : 8>(p, o, acc, o.row0 + panel * 64, tt * BN, lane, warp);
     else ws_epilogue<BN>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
   }
 }
