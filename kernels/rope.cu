@@ -4,7 +4,8 @@
 //   generic: k_rope_f32 rotates q32/k32 in place, then k_rope_store_qkv converts and scatters;
 //   fast:    k_rope_fused does both in one pass, leaving q32/k32 untouched.
 // cos/sin come from double-precision pow/sincos (rope_cos_sin) and the rotation is done with
-// separately rounded fp32 operations (rotate_pair), shared by both paths: identical bits.
+// separately rounded fp32 operations (dev::rope_rotate_pair, kernels/rope_math.cuh; the fused
+// GEMM's head-store epilogue uses it too), shared by every path: identical bits.
 // The fused kernel can take its first position from device memory (QkvShape::p0_dev), so one
 // captured CUDA graph serves every decode step.
 #include <algorithm>
@@ -56,9 +57,6 @@ __device__ __forceinline__ int2 pair_elements(int i, const RopeArgs& r) {
   return r.neox ? make_int2(i, i + r.n_rot / 2) : make_int2(2 * i, 2 * i + 1);
 }
 
-// (x0, x1) -> (x0 c - x1 s, x0 s + x1 c) (kernels/rope_math.cuh: the fused GEMM's epilogue uses it too).
-__device__ __forceinline__ float2 rotate_pair(float x0, float x1, float2 cs) { return dev::rope_rotate_pair(x0, x1, cs); }
-
 // Fills table[i] = cos/sin for the block's token; ends with a barrier.
 __device__ __forceinline__ void fill_table(float2* table, int pos, const RopeArgs& r) {
   for (int i = threadIdx.x; i < r.n_rot / 2; i += RopeCfg::kThreads) table[i] = rope_cos_sin(pos, i, r);
@@ -81,7 +79,7 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
     const int head = j / half, i = j % half;
     float* p = head < H ? q + head * hd : k + (head - H) * hd;
     const int2 e = pair_elements(i, rope);
-    const float2 r = rotate_pair(p[e.x], p[e.y], table[i]);
+    const float2 r = dev::rope_rotate_pair(p[e.x], p[e.y], table[i]);
     p[e.x] = r.x;
     p[e.y] = r.y;
   }
@@ -117,7 +115,7 @@ __device__ __forceinline__ void rope_head_general(const float* x, uint16_t* out,
   const int half = rope.n_rot / 2;
   for (int i = lane; i < half; i += lanes) {
     const int2 e = pair_elements(i, rope);
-    const float2 r = rotate_pair(x[e.x], x[e.y], table[i]);
+    const float2 r = dev::rope_rotate_pair(x[e.x], x[e.y], table[i]);
     out[e.x] = dev::f2h_bits(r.x);
     out[e.y] = dev::f2h_bits(r.y);
   }
@@ -167,14 +165,14 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
   uint32_t* qo = reinterpret_cast<uint32_t*>(q16 + static_cast<int64_t>(t) * H * hd);
   for (int j = qh.x * half + threadIdx.x; j < qh.y * half; j += RopeCfg::kThreads) {
     const float2 x = q[j];
-    const float2 r = rotate_pair(x.x, x.y, table[j % half]);
+    const float2 r = dev::rope_rotate_pair(x.x, x.y, table[j % half]);
     qo[j] = dev::pack_half2_rn(r.x, r.y);
   }
   for (int j = kh.x * half + threadIdx.x; j < kh.y * half; j += RopeCfg::kThreads) {
     const int g = j / half, i = j % half;
     const int64_t dst = ((static_cast<int64_t>(g) * max_ctx + p0 + t) * hd) / 2 + i;  // in pairs
     const float2 x = k[j];
-    const float2 r = rotate_pair(x.x, x.y, table[i]);
+    const float2 r = dev::rope_rotate_pair(x.x, x.y, table[i]);
     reinterpret_cast<uint32_t*>(k_cache)[dst] = dev::pack_half2_rn(r.x, r.y);
     const float2 y = v[j];
     reinterpret_cast<uint32_t*>(v_cache)[dst] = dev::pack_half2_rn(y.x, y.y);

@@ -254,27 +254,26 @@ bool GemmDispatch::run_heads(const std::string& prefix, const std::vector<HeadOu
   for (const HeadOutput& o : outputs) ws.push_back(o.w);
   // Plan every launch before the first: all or nothing.
   struct Launch {
-    size_t first, n;
+    size_t first;
+    std::vector<kernels::WsHeadPart> parts;
   };
   std::vector<Launch> launches;
   for (size_t i = 0; i < outputs.size();) {
     if (!packed_.count(ws[i])) return false;
     const size_t n = std::max<size_t>(1, packed_group_size(ws, i));
-    std::vector<kernels::WsHeadPart> parts;
-    for (size_t j = i; j < i + n; ++j) parts.push_back({ws[j]->rows, outputs[j].y, outputs[j].rotate, outputs[j].kv_cache});
-    if (!kernels::gemm_ws_group_rope_unsupported_reason(ws[i]->ggml_type, parts, ws[i]->cols, T, rope).empty())
+    Launch l{i, {}};
+    for (size_t j = i; j < i + n; ++j) l.parts.push_back({ws[j]->rows, outputs[j].y, outputs[j].rotate, outputs[j].kv_cache});
+    if (!kernels::gemm_ws_group_rope_unsupported_reason(ws[i]->ggml_type, l.parts, ws[i]->cols, T, rope).empty())
       return false;
-    launches.push_back({i, n});
+    launches.push_back(std::move(l));
     i += n;
   }
   for (const Launch& l : launches) {
-    std::vector<kernels::WsHeadPart> parts;
     std::string roles;
     uint64_t flops = 0;
     int64_t rows = 0;
-    for (size_t j = l.first; j < l.first + l.n; ++j) {
+    for (size_t j = l.first; j < l.first + l.parts.size(); ++j) {
       const HeadOutput& o = outputs[j];
-      parts.push_back({o.w->rows, o.y, o.rotate, o.kv_cache});
       roles += o.role + "+";
       // The GEMM's FLOPs and, where rotated, the rope range's count (6 per element).
       flops += 2ull * static_cast<uint64_t>(T) * o.w->rows * o.w->cols + (o.rotate ? 6ull * T * o.w->rows : 0);
@@ -282,7 +281,7 @@ bool GemmDispatch::run_heads(const std::string& prefix, const std::vector<HeadOu
     }
     const DeviceMatrix& w0 = *outputs[l.first].w;
     NvtxRange r(prefix + roles + "rope", flops);
-    kernels::gemm_ws_group_rope({packed_.at(&w0), w0.ggml_type, rows, w0.cols, false}, parts, rope, x16, T, stream_);
+    kernels::gemm_ws_group_rope({packed_.at(&w0), w0.ggml_type, rows, w0.cols, false}, l.parts, rope, x16, T, stream_);
   }
   return true;
 }
