@@ -184,9 +184,11 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
 // MMA); split chains take 1.032 × tiles / CTAs rounds plus 11.7 µs (0.23 rounds at K = 4096,
 // fewer at a longer K; fitted to 11008, 12288, 22016 and 32000 rows within 1.5%), and are taken
 // only where they beat whole tiles by more than 1% (at T = 2048 most shapes fill ~97% of their
-// last round: splitting there lost 5% of pp2048 in the first build). The cluster variants and the
-// 64-row shared-A variant are left out: measured slower than ws_n128 / ws_n256 at every 7B shape
-// (docs/gemm-fast.md, sessions 4 and 9).
+// last round: splitting there lost 5% of pp2048 in the first build). A variant's round cost is
+// its WsVariantInfo::round_cost, its slots the tiles it runs at once (the shared-A cluster
+// variant: its resident clusters). The one-panel cluster variants and the single-CTA shared-A
+// variant have none: measured slower than ws_n128 / ws_n256 at every 7B shape (docs/gemm-fast.md,
+// sessions 4 and 9).
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_t K) {
   const auto& vs = gemm_ws_variants(ggml_type);
   const int64_t sms = sm_count();
@@ -196,10 +198,12 @@ int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_
   for (int pass = 0; pass < 2; ++pass)  // whole tiles first: a split must beat the best of them
     for (size_t i = 0; i < vs.size(); ++i) {
       const WsVariantInfo& v = vs[i];
-      if (v.sms_per_tile != 1 || v.tile_m != 128 || v.split_chains != (pass == 1)) continue;
+      if (v.round_cost <= 0.0 || v.split_chains != (pass == 1)) continue;
       const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
-      const int64_t slots = sms * v.ctas_per_sm;
-      const double round = v.tile_n < 256 ? 0.78 : 1.0;
+      const detail::WsVariantEntry& e = entry_or_fail(ggml_type, "gemm_ws_pick_variant").variants[i];
+      const int resident = e.resident != nullptr ? e.resident() : 0;
+      const int64_t slots = resident > 0 ? resident : std::max<int64_t>(1, sms * v.ctas_per_sm / v.sms_per_tile);
+      const double round = v.round_cost;
       double cost = static_cast<double>((tiles + slots - 1) / slots) * round;
       if (v.split_chains) {
         if (!dev::ws_split_balances(tiles, static_cast<int>(slots))) continue;  // it would run whole tiles
@@ -254,7 +258,7 @@ void gemm_ws_group_variant(int variant, const WsMatrixView& w, const std::vector
   const int y_align = epilogue == GemmEpilogue::StoreF16 ? 4 : 8;
   for (const WsGroupPart& part : parts) check_call("gemm_ws_group", w, x16, T, part.y, y_align);
   const detail::WsVariantEntry& v = variant_or_fail(w.ggml_type, variant, "gemm_ws_group");
-  if (v.info.sms_per_tile != 1 || v.info.tile_m != 128) fail("gemm_ws_group: variant ", v.info.name, " takes no groups");
+  if (!v.info.groups) fail("gemm_ws_group: variant ", v.info.name, " takes no groups");
   detail::WsLaunch a = launch_args(w, x16, T, parts.front().y, mode_of(epilogue), stream);
   a.parts = static_cast<int>(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) a.part_rows[i] = parts[i].rows, a.part_y[i] = parts[i].y;
@@ -293,7 +297,7 @@ void gemm_ws_group_rope_variant(int variant, const WsMatrixView& w, const std::v
   if (rope.cos_sin != nullptr && reinterpret_cast<uintptr_t>(rope.cos_sin) % 8 != 0)
     fail("gemm_ws_group_rope: the cos/sin table is not 8-byte aligned");
   const detail::WsVariantEntry& v = variant_or_fail(w.ggml_type, variant, "gemm_ws_group_rope");
-  if (v.info.sms_per_tile != 1 || v.info.tile_m != 128) fail("gemm_ws_group_rope: variant ", v.info.name, " takes no groups");
+  if (!v.info.groups) fail("gemm_ws_group_rope: variant ", v.info.name, " takes no groups");
   detail::WsLaunch a = launch_args(w, x16, T, parts.front().y, dev::kWsHeads, stream);
   a.parts = static_cast<int>(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {

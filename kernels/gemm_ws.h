@@ -53,6 +53,10 @@ struct WsVariantInfo {
   int ctas_per_sm;   // CTAs resident on one SM (2: one's epilogue under the other's MMAs)
   int tile_m = 128;  // weight rows per tile (64: one panel, the decode split over the warpgroups)
   bool split_chains = false;  // tiles' k chains split over CTAs in order (kernels/gemm_ws_schedule.cuh)
+  bool groups = false;        // takes gemm_ws_group / gemm_ws_group_rope launches (tiles of 128-row pairs)
+  // gemm_ws_pick_variant's cost of one round of this variant's tiles (on sms_per_tile SMs each),
+  // relative to one CTA's 128 × 256 tile; 0: never picked (tests and the benchmark only).
+  double round_cost = 0.0;
 };
 const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type);
 // The variant gemm_ws / gemm_ws_swiglu / gemm_ws_group run for T tokens over a matrix of

@@ -1,4 +1,5 @@
-// The fused quantized GEMM with the decoded weights shared through shared memory (`ws_a64_n256`):
+// The fused quantized GEMM with the decoded weights shared through shared memory (`ws_a64_n256`,
+// and `ws_a64c2_n256`: the same CTA on a 2-CTA cluster that shares the X tile, at the end):
 // Yᵀ = W · Xᵀ as in k_gemm_ws (kernels/gemm_ws_kernel.cuh), but a CTA's tile is ONE 64-row panel
 // × 256 tokens, and its two consumer warpgroups split the decode instead of the rows.
 //
@@ -70,79 +71,54 @@ __device__ __forceinline__ void ws_store_a_step(uint32_t tile, int warp, int lan
   stmatrix_x4(ws_a_tile_addr(tile, row, 2 * s + (m >> 1)), a);
 }
 
+// Panel `panel` (0, 1) of the repacked pair `pair`, k-tile kt, into one weight stage.
+template <class L>
+__device__ __forceinline__ void ws_a64_load_panel(const WsParams& p, uint8_t* stage, int pair, int panel, int kt,
+                                                  uint32_t bar) {
+  const uint32_t wdst = smem_addr(stage);
+  bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(pair, kt, p.n_groups) + int64_t{panel} * L::kQuantBytes, L::kQuantBytes,
+                bar);
+  if constexpr (L::kScaleBytes > 0)
+    bulk_copy_g2s(wdst + L::kQuantBytes, p.w + ws_scale_offset<L>(pair, kt, p.n_groups) + int64_t{panel} * L::kScaleBytes,
+                  L::kScaleBytes, bar);
+}
+
+// One consumer warpgroup's side of the shared-A k loop (both kernels below): per k-tile wait
+// `full`, decode this warpgroup's two k16 steps, release the stage of two k-tiles ago, store the
+// fragments into the A ring, barrier with the other warpgroup, multiply. The ring positions carry
+// over from tile to tile. release(stage) frees a stage (every consumer thread calls it).
 template <int kType>
-__global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
-    k_gemm_ws_a64(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+struct WsA64Consumer {
   using L = WsLayout<kType>;
   using Cfg = WsA64Cfg<L>;
   using Decode = typename WsDecoder<kType>::type;
-  constexpr int S = Cfg::S, BN = Cfg::BN;
-  extern __shared__ uint8_t smem_dyn[];
-  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
-  uint8_t* const as = smem;                               // [3][64][128] A tiles
-  uint8_t* const xs = as + Cfg::kABufs * Cfg::kABytes;    // [S][256][128] X stages
-  uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] one panel's weights
-  const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
-  const uint32_t empty0 = full0 + 8 * S;                          // [S + 1]: S is the spare
-  const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
-  const int tiles = p.m_tiles * p.t_tiles;  // m_tiles: 64-row panels here
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
-    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 256);  // one arrival per consumer thread
-    fence_mbarrier_init();
-  }
-  __syncthreads();
-
-  if (wg == 0) {
-    setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (tid != 0) return;
-    // Panel mt is panel mt % 2 of the repacked pair mt / 2.
-    const auto load_w = [&](int mt, int kt, int stage, uint32_t bar) {
-      const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
-      const int64_t pair = mt >> 1, panel = mt & 1;
-      bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(pair, kt, p.n_groups) + panel * L::kQuantBytes, L::kQuantBytes,
-                    bar);
-      if constexpr (L::kScaleBytes > 0)
-        bulk_copy_g2s(wdst + L::kQuantBytes, p.w + ws_scale_offset<L>(pair, kt, p.n_groups) + panel * L::kScaleBytes,
-                      L::kScaleBytes, bar);
-    };
-    int stage = 0;
-    uint32_t phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
-      for (int kt = 0; kt < p.nk; ++kt) {
-        mbar_wait(empty0 + 8 * stage, phase ^ 1);
-        PFX_RACE_STRESS_POINT(1);
-        const uint32_t bar = full0 + 8 * stage;
-        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
-        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
-        load_w(mt, kt, stage, bar);
-        if (++stage == S) stage = 0, phase ^= 1;
-      }
-      ws_prefetch_old_tile(p, p.y, p.n_out, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
-    }
-    return;
-  }
-
-  setmaxnreg_inc<Cfg::kConsumerRegs>();
-  const int c = wg - 1, warp = tid >> 5, lane = tid & 31, quad0 = lane & ~3;
-  const uint32_t a0 = smem_addr(as);
-  // X descriptor of stage 0 at this warpgroup's 128 tokens (16 KB in: 1024 units of 16 bytes).
-  const uint64_t xdesc0 = wgmma_desc_sw128(smem_addr(xs)) + static_cast<uint64_t>(c * (Cfg::kHalfN * 128 >> 4));
-  const uint64_t adesc0 = wgmma_desc_sw128(a0);
-  const auto release = [&](int st) {
-    PFX_RACE_STRESS_POINT(3);
-    mbar_arrive(empty0 + 8 * st);
-  };
+  static constexpr int S = Cfg::S;
+  const uint8_t* ws;  // the weight stages
+  uint32_t full0, a0;
+  uint64_t xdesc0, adesc0;
+  int c, tid, warp, lane, quad0;
   int stage = 0, abuf = 0, prev1 = S, prev2 = S;  // S: the spare barrier (nothing to release)
   uint32_t phase = 0;
-  float acc[Cfg::kHalfN / 2];
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+
+  __device__ __forceinline__ WsA64Consumer(uint8_t* as, const uint8_t* xs, const uint8_t* ws_, uint32_t full, int wg_c,
+                                           int thread)
+      : ws(ws_),
+        full0(full),
+        a0(smem_addr(as)),
+        // X descriptor of stage 0 at this warpgroup's 128 tokens (16 KB in: 1024 units of 16 bytes).
+        xdesc0(wgmma_desc_sw128(smem_addr(xs)) + static_cast<uint64_t>(wg_c * (Cfg::kHalfN * 128 >> 4))),
+        adesc0(wgmma_desc_sw128(smem_addr(as))),
+        c(wg_c),
+        tid(thread),
+        warp(thread >> 5),
+        lane(thread & 31),
+        quad0(thread & 31 & ~3) {}
+
+  template <class Release>
+  __device__ __forceinline__ void tile(float (&acc)[Cfg::kHalfN / 2], int nk, const Release& release) {
 #pragma unroll
     for (int i = 0; i < Cfg::kHalfN / 2; ++i) acc[i] = 0.0f;
-    for (int kt = 0; kt < p.nk; ++kt) {
+    for (int kt = 0; kt < nk; ++kt) {
       mbar_wait(full0 + 8 * stage, phase);
       PFX_RACE_STRESS_POINT(2);
       const uint8_t* wq = ws + stage * Cfg::kWStageBytes;
@@ -188,9 +164,153 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
     release(prev2);
     release(prev1);
     prev1 = prev2 = S;
-    PFX_RACE_STRESS_POINT(4);
-    ws_epilogue<Cfg::kHalfN>(p, p.y, p.n_out, acc, mt * Cfg::BM, tt * BN + c * Cfg::kHalfN, lane, warp);
   }
+};
+
+template <int kType>
+__global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
+    k_gemm_ws_a64(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  using L = WsLayout<kType>;
+  using Cfg = WsA64Cfg<L>;
+  constexpr int S = Cfg::S, BN = Cfg::BN;
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
+  uint8_t* const as = smem;                               // [3][64][128] A tiles
+  uint8_t* const xs = as + Cfg::kABufs * Cfg::kABytes;    // [S][256][128] X stages
+  uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] one panel's weights
+  const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
+  const uint32_t empty0 = full0 + 8 * S;                          // [S + 1]: S is the spare
+  const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127;
+  const int tiles = p.m_tiles * p.t_tiles;  // m_tiles: 64-row panels here
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 256);  // one arrival per consumer thread
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (tid != 0) return;
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+      for (int kt = 0; kt < p.nk; ++kt) {
+        mbar_wait(empty0 + 8 * stage, phase ^ 1);
+        PFX_RACE_STRESS_POINT(1);
+        const uint32_t bar = full0 + 8 * stage;
+        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
+        ws_a64_load_panel<L>(p, ws + stage * Cfg::kWStageBytes, mt >> 1, mt & 1, kt, bar);  // panel mt % 2 of pair mt / 2
+        if (++stage == S) stage = 0, phase ^= 1;
+      }
+      ws_prefetch_old_tile(p, p.y, p.n_out, mt * Cfg::BM, Cfg::BM, tt * BN, BN);
+    }
+    return;
+  }
+
+  setmaxnreg_inc<Cfg::kConsumerRegs>();
+  WsA64Consumer<kType> consumer(as, xs, ws, full0, wg - 1, tid);
+  const auto release = [&](int st) {
+    PFX_RACE_STRESS_POINT(3);
+    mbar_arrive(empty0 + 8 * st);
+  };
+  float acc[Cfg::kHalfN / 2];
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+    consumer.tile(acc, p.nk, release);
+    PFX_RACE_STRESS_POINT(4);
+    ws_epilogue<Cfg::kHalfN>(p, p.y, p.n_out, acc, mt * Cfg::BM, tt * BN + consumer.c * Cfg::kHalfN, consumer.lane,
+                             consumer.warp);
+  }
+}
+
+// ---- the shared-A tile on a 2-CTA cluster (`ws_a64c2_n256`) ----------------------------------
+// ws_a64_n256 halved the decode per MMA and doubled X's trips through L2 (one per 64 weight rows:
+// 6.3 TB/s at T = 512, N = 4096, its bound; docs/gemm-fast.md, session 9). Here the two CTAs of a
+// cluster take the two panels of one 128-row pair over the same 256 tokens, and each CTA's
+// producer loads half of the X tile (128 tokens) and multicasts it into both CTAs' stages: X
+// crosses L2 once per 128 weight rows again, as in ws_n128, while each SM decodes 64 rows for 256
+// tokens (half of ws_n128's decode per MMA). Tiles are panel pairs × 256 tokens, one per cluster:
+// at T = 512, N = 4096, 64 clusters on 128 SMs (ws_n256: 64 CTAs). Groups (Q/K/V) and the head
+// stores work as in k_gemm_ws (the tile is a panel pair of one part).
+// A stage is free once the consumers of both CTAs have released it: every consumer thread arrives
+// on its own CTA's `empty` and on its peer's (512 arrivals), and no CTA leaves while its peer may
+// still multicast into it or arrive on its barriers (cluster barrier at the end).
+// Warps 0-7 are the two consumer warpgroups, warp 8 the producer: 288 threads get 224 registers
+// each without setmaxnreg (at 384 threads ptxas holds the whole kernel to 168, and the cluster's
+// tile walk spilled there).
+template <class L>
+struct WsA64c2Cfg : WsA64Cfg<L> {
+  static constexpr int kThreads = 288, kProducerWarp = 8;
+};
+
+template <int kType>
+__global__ void __launch_bounds__(WsA64c2Cfg<WsLayout<kType>>::kThreads, 1)
+    k_gemm_ws_a64c2(const __grid_constant__ CUtensorMap xmap, const WsParams p) {
+  using L = WsLayout<kType>;
+  using Cfg = WsA64c2Cfg<L>;
+  constexpr int S = Cfg::S, BN = Cfg::BN;
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
+  uint8_t* const as = smem;                               // [3][64][128] A tiles
+  uint8_t* const xs = as + Cfg::kABufs * Cfg::kABytes;    // [S][256][128] X stages (half from the peer)
+  uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] this CTA's panel
+  const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
+  const uint32_t empty0 = full0 + 8 * S;                          // [S + 1]: S is the spare
+  const int tiles = p.m_tiles * p.t_tiles;  // m_tiles: 128-row panel pairs
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);
+    for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 512);  // 256 own + 256 peer consumer threads
+    fence_mbarrier_init();
+  }
+  cluster_sync();  // the peer's barriers exist before any multicast or remote arrival
+
+  if (threadIdx.x >= 32 * Cfg::kProducerWarp) {
+    if (threadIdx.x == 32 * Cfg::kProducerWarp) {
+      const int rank = static_cast<int>(cluster_ctarank());
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int tile = static_cast<int>(cluster_id_x()); tile < tiles; tile += static_cast<int>(cluster_count_x())) {
+        const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+        for (int kt = 0; kt < p.nk; ++kt) {
+          mbar_wait(empty0 + 8 * stage, phase ^ 1);  // both CTAs' consumers are done with it
+          PFX_RACE_STRESS_POINT(1);
+          const uint32_t bar = full0 + 8 * stage;
+          mbar_arrive_expect_tx(bar, Cfg::kTxBytes);  // the whole X tile (half from the peer) + own weights
+          tma_load_2d_multicast(smem_addr(xs + stage * Cfg::kXStageBytes) + rank * Cfg::kHalfN * 128, &xmap,
+                                kt * Cfg::BK, tt * BN + rank * Cfg::kHalfN, bar, 0x3);
+          ws_a64_load_panel<L>(p, ws + stage * Cfg::kWStageBytes, mt, rank, kt, bar);
+          if (++stage == S) stage = 0, phase ^= 1;
+        }
+        const WsPartOut o = ws_part_out(p, mt);
+        ws_prefetch_old_tile(p, o.y, o.n_out, o.row0 + rank * 64, 64, tt * BN, BN);
+      }
+    }
+    __syncwarp();
+  } else {
+    WsA64Consumer<kType> consumer(as, xs, ws, full0, static_cast<int>(threadIdx.x >> 7),
+                                  static_cast<int>(threadIdx.x & 127));
+    const auto release = [&](int st) {
+      PFX_RACE_STRESS_POINT(3);
+      mbar_arrive(empty0 + 8 * st);
+      mbar_arrive_remote(mapa_shared(empty0 + 8 * st, cluster_ctarank() ^ 1u));
+    };
+    float acc[Cfg::kHalfN / 2];
+    for (int tile = static_cast<int>(cluster_id_x()); tile < tiles; tile += static_cast<int>(cluster_count_x())) {
+      const int mt = tile % p.m_tiles, tt = tile / p.m_tiles;
+      consumer.tile(acc, p.nk, release);
+      PFX_RACE_STRESS_POINT(4);
+      const WsPartOut o = ws_part_out(p, mt);
+      const int row0 = o.row0 + static_cast<int>(cluster_ctarank()) * 64, t0 = tt * BN + consumer.c * Cfg::kHalfN;
+      if (p.mode == kWsHeads) ws_store_heads<Cfg::kHalfN, 8>(p, o, acc, row0, t0, consumer.lane, consumer.warp);
+      else ws_epilogue<Cfg::kHalfN>(p, o.y, o.n_out, acc, row0, t0, consumer.lane, consumer.warp);
+    }
+  }
+  cluster_sync();  // no CTA leaves while its peer may still write into it or arrive on its barriers
 }
 
 }  // namespace pfx::kernels::dev

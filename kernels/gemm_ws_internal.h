@@ -38,9 +38,14 @@ using WsLaunchFn = void (*)(const WsLaunch&);
 // Repack of `rows` source rows (interleaved gate/up when b != nullptr) into dst.
 using WsRepackFn = void (*)(const void* a, const void* b, int64_t rows, int64_t cols, void* dst, cudaStream_t stream);
 
+// Tiles a variant's grid runs at once on the current device (its resident clusters), 0 where no
+// device answers; nullptr in an entry: SMs × ctas_per_sm / sms_per_tile.
+using WsResidentFn = int (*)();
+
 struct WsVariantEntry {
   WsVariantInfo info;
   WsLaunchFn launch;
+  WsResidentFn resident = nullptr;
 };
 struct WsTypeEntry {
   std::vector<WsVariantEntry> variants;

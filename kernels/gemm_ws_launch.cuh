@@ -173,6 +173,77 @@ void launch_ws_a64(const detail::WsLaunch& a) {
   CUDA_CHECK_LAUNCH();
 }
 
+template <int kType>
+inline const bool ws_a64c2_launch_info_registered =
+    register_ws_launch_info("k_gemm_ws_a64c2<" + std::to_string(kType) + ">", WsA64c2Cfg<WsLayout<kType>>::kThreads,
+                            WsA64c2Cfg<WsLayout<kType>>::kSmemBytes);
+
+// A launch of `kernel` on clusters of two CTAs along x.
+struct WsClusterLaunch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attrs[1]{};
+  WsClusterLaunch(unsigned ctas, int threads, int smem, cudaStream_t stream) {
+    cfg.gridDim = dim3(ctas);
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+    cfg.stream = stream;
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = 2;
+    attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 1;
+  }
+};
+
+// The shared-A tile on 2-CTA clusters (kernels/gemm_ws_a64.cuh, k_gemm_ws_a64c2): persistent
+// clusters over panel pairs × 256 tokens. The grid is at most the clusters the device runs at
+// once (a GPC with an odd number of free SMs leaves one idle), so no cluster waits for a first
+// round to end.
+// Clusters of k_gemm_ws_a64c2 the current device runs at once (a GPC with an odd number of free
+// SMs leaves one idle); 0 where no device answers (the host tests' pick). Sets the kernel's
+// shared-memory attribute, which the occupancy query and the launch need.
+template <int kType>
+int ws_a64c2_resident_clusters() {
+  using Cfg = WsA64c2Cfg<WsLayout<kType>>;
+  static const int n = [] {
+    const auto kernel = &k_gemm_ws_a64c2<kType>;
+    int dev = 0, sms = 0, clusters = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Cfg::kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    WsClusterLaunch probe(static_cast<unsigned>(2 * sms), Cfg::kThreads, Cfg::kSmemBytes, nullptr);
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return clusters;
+  }();
+  return n;
+}
+
+// The shared-A tile on 2-CTA clusters (kernels/gemm_ws_a64.cuh, k_gemm_ws_a64c2): persistent
+// clusters over panel pairs × 256 tokens, at most as many as run at once (no cluster waits for a
+// first round to end).
+template <int kType>
+void launch_ws_a64c2(const detail::WsLaunch& a) {
+  using Cfg = WsA64c2Cfg<WsLayout<kType>>;
+  const auto kernel = &k_gemm_ws_a64c2<kType>;
+  const int resident_clusters = ws_a64c2_resident_clusters<kType>();
+  if (resident_clusters < 1) fail("gemm_ws: no 2-CTA cluster of k_gemm_ws_a64c2 fits this device");
+  (void)ws_a64c2_launch_info_registered<kType>;
+  const WsParams p = ws_params<kType, Cfg::BN>(a);  // m_tiles: 128-row pairs, one per cluster tile
+  const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, Cfg::kHalfN);  // each CTA loads half the tokens
+  const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
+  const int64_t clusters = std::min<int64_t>({tiles, resident_clusters, std::max(1, ws_slots(a) / 2)});
+  WsClusterLaunch launch(static_cast<unsigned>(2 * clusters), Cfg::kThreads, Cfg::kSmemBytes, a.stream);
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, kernel, map, p));
+  CUDA_CHECK_LAUNCH();
+}
+
 template <int kType, int kBN, int kCtasPerSm>
 inline const bool ws_c2_launch_info_registered = register_ws_launch_info(
     "k_gemm_ws_c2<" + std::to_string(kType) + ", " + std::to_string(kBN) + ", " + std::to_string(kCtasPerSm) + ">",
@@ -195,19 +266,8 @@ void launch_ws_c2(const detail::WsLaunch& a) {
   const CUtensorMap map = ws_x_tensor_map(a.x, a.T, a.K, kBN / 2);  // each CTA loads half the rows
   const int64_t tiles = int64_t{p.m_tiles} * p.t_tiles;
   const int64_t clusters = std::min<int64_t>(tiles, std::max(1, ws_slots(a, kCtasPerSm) / 2));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(2 * clusters));
-  cfg.blockDim = dim3(Cfg::kThreads);
-  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-  cfg.stream = a.stream;
-  cudaLaunchAttribute attrs[1];
-  attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = 2;
-  attrs[0].val.clusterDim.y = 1;
-  attrs[0].val.clusterDim.z = 1;
-  cfg.attrs = attrs;
-  cfg.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, map, p));
+  WsClusterLaunch launch(static_cast<unsigned>(2 * clusters), Cfg::kThreads, Cfg::kSmemBytes, a.stream);
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg, kernel, map, p));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -224,16 +284,34 @@ void launch_ws_repack(const void* a, const void* b, int64_t rows, int64_t cols, 
   CUDA_CHECK_LAUNCH();
 }
 
+// gemm_ws_pick_variant's round costs (WsVariantInfo::round_cost), fitted to the H200 (q4_K, T = 512,
+// K = 4096; docs/gemm-fast.md, sessions 11 and 13): a 128-token tile's round is 0.78 of a 256-token
+// one (39.2 vs 50.1 µs: it issues more decode per MMA); the 2-CTA shared-A tile's round, on two
+// SMs, a guess before its first measurement.
+inline constexpr double kWsN128RoundCost = 0.78, kWsN256RoundCost = 1.0, kWsA64c2RoundCost = 0.65;
+
 template <int kType, int kBN, bool kSplit = false>
 detail::WsVariantEntry ws_variant_entry(const char* name) {
   using Cfg = WsCfg<kBN, WsLayout<kType>>;
-  return {WsVariantInfo{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1, Cfg::BM, kSplit}, &launch_ws<kType, kBN, kSplit>};
+  WsVariantInfo info{name, kBN, Cfg::S, Cfg::kSmemBytes, 1, 1, Cfg::BM, kSplit};
+  info.groups = true;
+  info.round_cost = kBN < 256 ? kWsN128RoundCost : kWsN256RoundCost;
+  return {info, &launch_ws<kType, kBN, kSplit>};
 }
 
 template <int kType>
 detail::WsVariantEntry ws_a64_variant_entry(const char* name) {
   using Cfg = WsA64Cfg<WsLayout<kType>>;
   return {WsVariantInfo{name, Cfg::BN, Cfg::S, Cfg::kSmemBytes, 1, 1, Cfg::BM}, &launch_ws_a64<kType>};
+}
+
+template <int kType>
+detail::WsVariantEntry ws_a64c2_variant_entry(const char* name) {
+  using Cfg = WsA64c2Cfg<WsLayout<kType>>;
+  WsVariantInfo info{name, Cfg::BN, Cfg::S, Cfg::kSmemBytes, 2, 1, 128};
+  info.groups = true;
+  info.round_cost = kWsA64c2RoundCost;
+  return {info, &launch_ws_a64c2<kType>, &ws_a64c2_resident_clusters<kType>};
 }
 
 template <int kType, int kBN, int kCtasPerSm>
@@ -248,7 +326,7 @@ detail::WsTypeEntry ws_type_entry() {
   return {{ws_variant_entry<kType, 128>("ws_n128"), ws_variant_entry<kType, 256>("ws_n256"),
            ws_c2_variant_entry<kType, 256, 1>("ws_c2_n256"), ws_c2_variant_entry<kType, 256, 2>("ws_c2x2_n256"),
            ws_a64_variant_entry<kType>("ws_a64_n256"), ws_variant_entry<kType, 128, true>("ws_sk_n128"),
-           ws_variant_entry<kType, 256, true>("ws_sk_n256")},
+           ws_variant_entry<kType, 256, true>("ws_sk_n256"), ws_a64c2_variant_entry<kType>("ws_a64c2_n256")},
           &launch_ws_repack<kType>,
           L::kGroupK,
           ws_group_bytes<L>()};

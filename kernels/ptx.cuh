@@ -153,19 +153,21 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 }
 
 // ---- thread-block clusters (sm_90) ---------------------------------------------------------------
+// The three special registers are constant for a kernel's life: not volatile, so the compiler may
+// read them again where it would otherwise keep them live (k_gemm_ws_a64c2 spilled them).
 __device__ __forceinline__ uint32_t cluster_ctarank() {
   uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  asm("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
 }
 __device__ __forceinline__ uint32_t cluster_id_x() {
   uint32_t r;
-  asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+  asm("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
   return r;
 }
 __device__ __forceinline__ uint32_t cluster_count_x() {
   uint32_t r;
-  asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+  asm("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
   return r;
 }
 // The shared::cluster address of the variable at `addr` (own shared::cta address) in CTA `rank`.

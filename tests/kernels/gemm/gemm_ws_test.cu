@@ -523,7 +523,7 @@ TEST(GemmWs, GroupEqualsOneLaunchPerMatrixBitwise) {
     std::vector<int> variants;
     const auto& vs = gemm_ws_variants(type);
     for (size_t v = 0; v < vs.size(); ++v)
-      if (vs[v].sms_per_tile == 1 && vs[v].tile_m == 128 && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
+      if (vs[v].groups && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
     check(g, 300, variants, {0, 4});
   }
   check(make_group(kQ4K, {4096, 4096, 4096}, 4096, 1100, stream), 512, {-1}, {0});
@@ -599,7 +599,7 @@ std::vector<int> group_variants(uint32_t type) {
   std::vector<int> variants;
   const auto& vs = gemm_ws_variants(type);
   for (size_t v = 0; v < vs.size(); ++v)
-    if (vs[v].sms_per_tile == 1 && vs[v].tile_m == 128 && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
+    if (vs[v].groups && variant_selected(vs[v].name)) variants.push_back(static_cast<int>(v));
   return variants;
 }
 
