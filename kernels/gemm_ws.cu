@@ -185,10 +185,10 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
 // fewer at a longer K; fitted to 11008, 12288, 22016 and 32000 rows within 1.5%), and are taken
 // only where they beat whole tiles by more than 1% (at T = 2048 most shapes fill ~97% of their
 // last round: splitting there lost 5% of pp2048 in the first build). A variant's round cost is
-// its WsVariantInfo::round_cost, its slots the tiles it runs at once (the shared-A cluster
-// variant: its resident clusters). The one-panel cluster variants and the single-CTA shared-A
-// variant have none: measured slower than ws_n128 / ws_n256 at every 7B shape (docs/gemm-fast.md,
-// sessions 4 and 9).
+// its WsVariantInfo::round_cost, its slots the tiles it runs at once (a cluster variant: its
+// resident clusters, where the entry can say). The cluster variants and the shared-A variants
+// have none: measured slower than ws_n128 / ws_n256 at every 7B shape (docs/gemm-fast.md,
+// sessions 4, 9 and 13).
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_t K) {
   const auto& vs = gemm_ws_variants(ggml_type);
   const int64_t sms = sm_count();

@@ -285,10 +285,10 @@ void launch_ws_repack(const void* a, const void* b, int64_t rows, int64_t cols, 
 }
 
 // gemm_ws_pick_variant's round costs (WsVariantInfo::round_cost), fitted to the H200 (q4_K, T = 512,
-// K = 4096; docs/gemm-fast.md, sessions 11 and 13): a 128-token tile's round is 0.78 of a 256-token
-// one (39.2 vs 50.1 µs: it issues more decode per MMA); the 2-CTA shared-A tile's round, on two
-// SMs, a guess before its first measurement.
-inline constexpr double kWsN128RoundCost = 0.78, kWsN256RoundCost = 1.0, kWsA64c2RoundCost = 0.65;
+// K = 4096; docs/gemm-fast.md, session 11): a 128-token tile's round is 0.78 of a 256-token one
+// (39.2 vs 50.1 µs: it issues more decode per MMA). The 2-CTA shared-A tile has none: measured
+// slower than ws_n128 at every T = 512 shape (docs/gemm-fast.md, session 13).
+inline constexpr double kWsN128RoundCost = 0.78, kWsN256RoundCost = 1.0;
 
 template <int kType, int kBN, bool kSplit = false>
 detail::WsVariantEntry ws_variant_entry(const char* name) {
@@ -309,8 +309,7 @@ template <int kType>
 detail::WsVariantEntry ws_a64c2_variant_entry(const char* name) {
   using Cfg = WsA64c2Cfg<WsLayout<kType>>;
   WsVariantInfo info{name, Cfg::BN, Cfg::S, Cfg::kSmemBytes, 2, 1, 128};
-  info.groups = true;
-  info.round_cost = kWsA64c2RoundCost;
+  info.groups = true;  // round_cost 0: never picked
   return {info, &launch_ws_a64c2<kType>, &ws_a64c2_resident_clusters<kType>};
 }
 

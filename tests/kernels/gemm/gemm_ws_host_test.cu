@@ -236,8 +236,8 @@ TEST(GemmWsSchedule, SplitChainsCoverEveryIterationOnceInKOrder) {
 
 // The pick splits chains where whole tiles leave much of a last round idle (the SwiGLU GEMM at
 // T = 512: 344 tiles of 128 × 256 on 132 SMs), not where the last round is nearly full (most
-// shapes at T = 2048), and takes one round of 128 × 256 tiles on 2-CTA clusters where that covers
-// the SMs (a 4096-row matrix at T = 512).
+// shapes at T = 2048), and keeps one round of 128 × 128 tiles where that covers the SMs (a
+// 4096-row matrix at T = 512).
 TEST(GemmWsHost, PickSplitsChainsWhereTheLastRoundIsMostlyIdle) {
   const auto& vs = gemm_ws_variants(kQ4K);
   const auto name = [&](int64_t T, int64_t rows) { return std::string(vs[static_cast<size_t>(gemm_ws_pick_variant(kQ4K, T, rows))].name); };
@@ -250,7 +250,7 @@ TEST(GemmWsHost, PickSplitsChainsWhereTheLastRoundIsMostlyIdle) {
   EXPECT_EQ(name(512, 22016), "ws_sk_n256");  // gate + up, interleaved: 2.6 rounds of work
   EXPECT_EQ(name(512, 12288), "ws_sk_n256");  // Q + K + V of one type: 1.45
   EXPECT_EQ(name(512, 8192), "ws_n256");      // Q + K: 128 tiles, one round
-  EXPECT_EQ(name(512, 4096), "ws_a64c2_n256");  // 64 tiles on 2-CTA clusters, half the decode per MMA
+  EXPECT_EQ(name(512, 4096), "ws_n128");
   EXPECT_EQ(name(512, 32000), "ws_n256");     // 3.79 rounds: the split's cost exceeds the idle 0.21
   EXPECT_EQ(name(2048, 4096), "ws_n256");     // 1.94
   EXPECT_EQ(name(2048, 22016), "ws_n256");    // 10.4
