@@ -173,7 +173,8 @@ __global__ void __launch_bounds__(WsA64Cfg<WsLayout<kType>>::kThreads, 1)
   using L = WsLayout<kType>;
   using Cfg = WsA64Cfg<L>;
   constexpr int S = Cfg::S, BN = Cfg::BN;
-  PFX_WS_SMEM(smem);
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
   uint8_t* const as = smem;                               // [3][64][128] A tiles
   uint8_t* const xs = as + Cfg::kABufs * Cfg::kABytes;    // [S][256][128] X stages
   uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] one panel's weights
@@ -252,7 +253,8 @@ __global__ void __launch_bounds__(WsA64c2Cfg<WsLayout<kType>>::kThreads, 1)
   using L = WsLayout<kType>;
   using Cfg = WsA64c2Cfg<L>;
   constexpr int S = Cfg::S, BN = Cfg::BN;
-  PFX_WS_SMEM(smem);
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
   uint8_t* const as = smem;                               // [3][64][128] A tiles
   uint8_t* const xs = as + Cfg::kABufs * Cfg::kABytes;    // [S][256][128] X stages (half from the peer)
   uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] this CTA's panel

@@ -78,15 +78,6 @@ struct WsParams {
   int head_dim, p0, max_ctx;
 };
 
-// The dynamic shared memory of the gemm_ws kernels, declared 1024-byte aligned (the 128-byte
-// swizzle's alignment): the compiler then knows every stage's shared address. Aligned at run time
-// instead (the padding derived from the array's generic address), ptxas recomputed the padding at
-// the top of every k-tile (an S2UR of the CTA's cluster id and six dependent uniform ops before
-// the stage barrier's address, then the X descriptor again: ncu source counters,
-// docs/gemm-fast.md, session 13). Every GemmWs test would see a misplaced stage (the swizzled X
-// tiles read from the wrong rows).
-#define PFX_WS_SMEM(name) extern __shared__ __align__(1024) uint8_t name[]
-
 // Tile shape, ring depth and shared memory of one instantiation.
 template <int kBN, class L>
 struct WsCfg {
@@ -414,7 +405,9 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
   using L = WsLayout<kType>;
   using Cfg = WsCfg<kBN, L>;
   constexpr int S = Cfg::S, BN = Cfg::BN;
-  PFX_WS_SMEM(smem);
+  extern __shared__ uint8_t smem_dyn[];
+  // Offset, not an integer round trip, so the compiler keeps the shared address space (LDS).
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
   uint8_t* const xs = smem;                               // [S][BN][128] swizzled fp16
   uint8_t* const ws = xs + S * Cfg::kXStageBytes;         // [S][kWStageBytes] repacked weights
   const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);  // [S] mbarriers
@@ -546,7 +539,8 @@ __global__ void __launch_bounds__(WsC2Cfg<kBN, WsLayout<kType>, kCtasPerSm>::kTh
   using L = WsLayout<kType>;
   using Cfg = WsC2Cfg<kBN, L, kCtasPerSm>;
   constexpr int S = Cfg::S, BN = Cfg::BN;
-  PFX_WS_SMEM(smem);
+  extern __shared__ uint8_t smem_dyn[];
+  uint8_t* const smem = smem_dyn + ((1024u - (smem_addr(smem_dyn) & 1023u)) & 1023u);
   uint8_t* const xs = smem;                        // [S][BN][128] swizzled fp16
   uint8_t* const ws = xs + S * Cfg::kXStageBytes;  // [S][kWStageBytes] this panel's repacked weights
   const uint32_t full0 = smem_addr(ws + S * Cfg::kWStageBytes);
