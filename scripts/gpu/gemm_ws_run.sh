@@ -36,7 +36,8 @@ stage_sanitize() {
     [[ -n $ws_variants && $fam == ws_c2 ]] && continue
     echo "== racecheck PFX_GEMM_VARIANTS=$fam"
     PFX_GEMM_VARIANTS=$fam compute-sanitizer --tool racecheck --error-exitcode 9 "$tests/test_gemm_fast" \
-      --gtest_filter='GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+      --gtest_filter='GemmWs.SmallCaseForSanitizers' 2>&1 | grep -v "^  "
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1  # the sanitizer's status, not grep's
   done
   return $rc
 }
@@ -83,7 +84,8 @@ stage_trace() {
       "$kt" -o "$out/trace-pp$n-$g.json" --range prefill --skip 1 -- \
         "$prefill" bench --model "$model7b" -p "$n" -r 1 --warmup 1 --path fast --gemm "$g" --json >/dev/null || rc=1
       echo "== pp$n $g"
-      "$kt" summarize "$out/trace-pp$n-$g.json" --top 40 | tee "$out/trace-pp$n-$g.txt" || rc=1
+      "$kt" summarize "$out/trace-pp$n-$g.json" --top 40 | tee "$out/trace-pp$n-$g.txt"
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
     done
     [[ -f $out/trace-pp$n-pipelined.json && -f $out/trace-pp$n-fused.json ]] &&
       { echo "== pp$n diff pipelined -> fused"; "$kt" diff "$out/trace-pp$n-pipelined.json" "$out/trace-pp$n-fused.json" --top 30; }

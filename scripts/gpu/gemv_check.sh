@@ -38,7 +38,8 @@ stage_sanitize() {
   for tool in memcheck racecheck; do
     echo "== $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$tests/test_gemm_fast" \
-      --gtest_filter='GemvFast.SmallCaseForSanitizers' 2>&1 | grep -v "^  " || rc=1
+      --gtest_filter='GemvFast.SmallCaseForSanitizers' 2>&1 | grep -v "^  "
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1  # the sanitizer's status, not grep's
   done
   return $rc
 }
