@@ -154,7 +154,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 
 // ---- thread-block clusters (sm_90) ---------------------------------------------------------------
 // The three special registers are constant for a kernel's life: not volatile, so the compiler may
-// read them again where it would otherwise keep them live (k_gemm_ws_a64c2 spilled them).
+// merge reads or read one again instead of keeping it live.
 __device__ __forceinline__ uint32_t cluster_ctarank() {
   uint32_t r;
   asm("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
