@@ -191,6 +191,7 @@ const std::vector<WsVariantInfo>& gemm_ws_variants(uint32_t ggml_type) {
 // sessions 4, 9 and 13).
 int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_t K) {
   const auto& vs = gemm_ws_variants(ggml_type);
+  const auto& entries = entry_or_fail(ggml_type, "gemm_ws_pick_variant").variants;
   const int64_t sms = sm_count();
   constexpr double kSplitPerRound = 1.032, kSplitFixedRoundsAtK4096 = 0.23, kSplitMargin = 0.99;
   int best = 0;
@@ -200,8 +201,7 @@ int gemm_ws_pick_variant(uint32_t ggml_type, int64_t T, int64_t out_rows, int64_
       const WsVariantInfo& v = vs[i];
       if (v.round_cost <= 0.0 || v.split_chains != (pass == 1)) continue;
       const int64_t tiles = (out_rows + v.tile_m - 1) / v.tile_m * ((T + v.tile_n - 1) / v.tile_n);
-      const detail::WsVariantEntry& e = entry_or_fail(ggml_type, "gemm_ws_pick_variant").variants[i];
-      const int resident = e.resident != nullptr ? e.resident() : 0;
+      const int resident = entries[i].resident != nullptr ? entries[i].resident() : 0;
       const int64_t slots = resident > 0 ? resident : std::max<int64_t>(1, sms * v.ctas_per_sm / v.sms_per_tile);
       const double round = v.round_cost;
       double cost = static_cast<double>((tiles + slots - 1) / slots) * round;

@@ -123,16 +123,8 @@ struct WsA64Consumer {
       PFX_RACE_STRESS_POINT(2);
       const uint8_t* wq = ws + stage * Cfg::kWStageBytes;
       const uint8_t* wsc = wq + L::kQuantBytes;
-      const int kt_in = kt % L::kTiles;
       Decode dec;
-      if constexpr (Decode::kQuadScales) {
-        float v0, v1;
-        Decode::lane_scales(wsc, tid, kt_in, v0, v1);
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          dec.set_scale(q, __shfl_sync(0xffffffffu, v0, quad0 | q), __shfl_sync(0xffffffffu, v1, quad0 | q));
-      }
-      dec.load(wq, wsc, tid, kt_in);
+      ws_decoder_load(dec, wq, wsc, tid, quad0, kt % L::kTiles);
       uint32_t f0[4], f1[4];
       if (c == 0) {  // constant steps in each branch: the decoders index their scale arrays by step
         dec.step(0, f0);

@@ -323,6 +323,22 @@ __device__ __forceinline__ void ws_load_head(const WsParams& p, float (&acc)[kBN
   if (panel == 0 && tid == 0) p.ready[slot] = 0u;
 }
 
+// A consumer thread's decoder for one k-tile of a stage: its share of its quad's scales, exchanged
+// by shuffles (kQuadScales decoders), then its quants. wq / wsc: the panel's quants and scales in
+// the stage; kt_in: the k-tile's index inside its group.
+template <class Decode>
+__device__ __forceinline__ void ws_decoder_load(Decode& dec, const uint8_t* wq, const uint8_t* wsc, int tid, int quad0,
+                                                int kt_in) {
+  if constexpr (Decode::kQuadScales) {
+    float v0, v1;
+    Decode::lane_scales(wsc, tid, kt_in, v0, v1);
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      dec.set_scale(c, __shfl_sync(0xffffffffu, v0, quad0 | c), __shfl_sync(0xffffffffu, v1, quad0 | c));
+  }
+  dec.load(wq, wsc, tid, kt_in);
+}
+
 // One consumer warpgroup's k loop, shared by both kernels: per k-tile wait `full`, take the
 // thread's quants and its quad's scales from the stage, then per k16 step decode the A fragment
 // and issue the wgmma. The decode of step s waits only for step s of the previous k-tile (the MMA
@@ -363,16 +379,8 @@ struct WsConsumer {
       PFX_RACE_STRESS_POINT(2);
       const uint8_t* wq = ws + stage * kWStageBytes + quant_off;
       const uint8_t* wsc = ws + stage * kWStageBytes + scale_off;
-      const int kt_in = kt % L::kTiles;
       Decode dec;
-      if constexpr (Decode::kQuadScales) {
-        float v0, v1;
-        Decode::lane_scales(wsc, tid, kt_in, v0, v1);
-#pragma unroll
-        for (int c = 0; c < 4; ++c)
-          dec.set_scale(c, __shfl_sync(0xffffffffu, v0, quad0 | c), __shfl_sync(0xffffffffu, v1, quad0 | c));
-      }
-      dec.load(wq, wsc, tid, kt_in);
+      ws_decoder_load(dec, wq, wsc, tid, quad0, kt % L::kTiles);
       // In 16-byte units in the descriptor's address field, which cannot carry: shared addresses
       // stay below 2^18.
       const uint64_t xdesc = xdesc0 + static_cast<uint64_t>((stage * kXStageBytes) >> 4);

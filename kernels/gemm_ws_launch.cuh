@@ -196,10 +196,6 @@ struct WsClusterLaunch {
   }
 };
 
-// The shared-A tile on 2-CTA clusters (kernels/gemm_ws_a64.cuh, k_gemm_ws_a64c2): persistent
-// clusters over panel pairs × 256 tokens. The grid is at most the clusters the device runs at
-// once (a GPC with an odd number of free SMs leaves one idle), so no cluster waits for a first
-// round to end.
 // Clusters of k_gemm_ws_a64c2 the current device runs at once (a GPC with an odd number of free
 // SMs leaves one idle); 0 where no device answers (the host tests' pick). Sets the kernel's
 // shared-memory attribute, which the occupancy query and the launch need.
