@@ -223,7 +223,19 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
     for (int u = warp; u < units; u += warps) {
       uint4 b[kGemvPairs];
       gemv_direct_x<D, kT>(xg, u, g, tq, b);
-      const typename D::Ctx c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
+      // The unit's decode: the one-FMA form where every row of the warp's unit allows it (a vote on
+      // the raw headers, warp-uniform), else the exact two-step form; the same bits either way.
+      const bool fast = D::kFastDecode && __all_sync(0xFFFFFFFFu, gemv_direct_fast_ok<D>(r_lo, r_hi));
+      typename D::Ctx c_lo, c_hi;
+      if constexpr (D::kFastDecode) {
+        if (fast) {
+          c_lo = D::template prepare<true>(r_lo, tq), c_hi = D::template prepare<true>(r_hi, tq);
+        } else {
+          c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
+        }
+      } else {
+        c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
+      }
       if (u + warps < units) {  // warp-uniform
         const int64_t next = static_cast<int64_t>(u + warps) * D::kBlockBytes;
         r_lo = D::fetch(row_lo + next, tq);
@@ -240,9 +252,14 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
         gemv_prefetch_unit_l2<D>(q, gemv_part_row(q, nx.n0 + g) + warp * D::kBlockBytes);
         gemv_prefetch_unit_l2<D>(q, gemv_part_row(q, nx.n0 + g + 8) + warp * D::kBlockBytes);
       }
-      gemv_direct_mmas<D>(c_lo, c_hi, b, tq, [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+      const auto mma = [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
         mma_m16n8k16_f16_f32(acc[j], a, b0, b1);
-      });
+      };
+      if (fast) {
+        gemv_direct_mmas<D, D::kFastDecode>(c_lo, c_hi, b, tq, mma);
+      } else {
+        gemv_direct_mmas<D>(c_lo, c_hi, b, tq, mma);
+      }
     }
     // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as in k_gemv_fast).
     partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),

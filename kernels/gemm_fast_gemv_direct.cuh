@@ -10,6 +10,16 @@
 //                              ahead of use so that they are in flight while the lane decodes;
 //   Ctx  prepare(raw, tq)      the per-row scales and quants, once per unit;
 //   uint4 pair(ctx, tq, p)     8 fp16 weights (k0(p, tq) .. +7) as four half2 words.
+// q4_K and q6_K also have a one-FMA decode (kFastDecode: prepare<true> / pair<true>; the same fp16
+// bits, but for q6_K's zeros, which may be +0 where ggml's are -0: kFastZeroSigns), valid where
+// fast_ok(raw) holds for every lane of the warp (the kernel votes once per unit):
+// a quant byte placed in bits 16..23 of a float's bits, all higher bits zero, is the float
+// byte·2^-133 exactly (every bit pattern below 2^24 is its value times 2^-149, subnormal or not;
+// FFMA takes subnormal operands at full rate), so fma(placed quant, scale·2^133, offset) forms the
+// scaled quant exactly and rounds once, where the exact decode above needs a second FMA (q4_K) or
+// a subtraction (q6_K) to remove the 2^23 of the byte's float. fast_ok bounds d so that the
+// scaled scale is finite; blocks with larger scales (never made by llama.cpp's quantizers for
+// weights under ~7 in magnitude) take the exact decode.
 // Everything is __host__ __device__ (ldg_ro is a plain load on the host): the CPU tests run these
 // very functions against quant::dequantize_row (tests/kernels/gemm/gemm_fast_gemv_host_test.cu).
 //
@@ -45,8 +55,48 @@ struct DirectQ4K {
     return Raw{ldg_ro(reinterpret_cast<const uint4*>(blk)), ldg_ro(reinterpret_cast<const uint4*>(blk + 16 + 32 * tq)),
                ldg_ro(reinterpret_cast<const uint4*>(blk + 32 + 32 * tq))};
   }
-  PFX_HD static Ctx prepare(const Raw& r, int tq) { return U::prepare_regs(r.hdr, r.q0, r.q1, tq); }
-  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
+  // Fast decode: both nibbles moved to bits 4..7 of their byte (16·q), read as q·2^-129; with
+  // d[s] = d1·2^129 (signed: the sign and zero rules follow from the one FMA, as in ggml).
+  // |d| <= 2^-7 keeps |d1·2^129| <= 63·2^122, finite.
+  static constexpr bool kFastDecode = true;
+  static constexpr bool kFastZeroSigns = true;  // the signs of zeros too: RN(d1·q - m1) is one FMA
+  PFX_HD static bool fast_ok(const Raw& r) { return (r.hdr.x & 0x7FFFu) <= 0x2000u; }  // |d| <= 2^-7
+  template <bool kFast = false>
+  PFX_HD static Ctx prepare(const Raw& r, int tq) {
+    if constexpr (!kFast) {
+      return U::prepare_regs(r.hdr, r.q0, r.q1, tq);
+    } else {
+      Ctx c;
+      c.q[0] = r.q0.x, c.q[1] = r.q0.y, c.q[2] = r.q0.z, c.q[3] = r.q0.w;
+      c.q[4] = r.q1.x, c.q[5] = r.q1.y, c.q[6] = r.q1.z, c.q[7] = r.q1.w;
+      U::scales(r.hdr, tq, 1.0f, c);  // |d1| of both sub-blocks, d's sign, m1
+      const float sgn_2p64 = fmul_rn(c.sgn, 0x1p64f);  // ±2^64
+PFX_HD_UNROLL
+      for (int s = 0; s < 2; ++s) c.d[s] = fmul_rn(fmul_rn(c.d[s], sgn_2p64), 0x1p65f);  // ·2^65, exact
+      return c;
+    }
+  }
+  template <bool kFast = false>
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
+    if constexpr (!kFast) {
+      return U::pair(c, tq, p);
+    } else {
+      const int h = p >> 2, s = (p >> 1) & 1, w2 = p & 1;
+      const uint32_t w0 = c.q[4 * h + 2 * w2], w1 = c.q[4 * h + 2 * w2 + 1];
+      uint4 o;
+      fast4(s == 0 ? (w0 << 4) & 0xF0F0F0F0u : w0 & 0xF0F0F0F0u, c.d[s], c.m[s], o.x, o.y);
+      fast4(s == 0 ? (w1 << 4) & 0xF0F0F0F0u : w1 & 0xF0F0F0F0u, c.d[s], c.m[s], o.z, o.w);
+      return o;
+    }
+  }
+  // Four bytes 16·q -> fp16(RN(d1·q - m1)) as two half2 words; dz = d1·2^129.
+  PFX_HD static void fast4(uint32_t v, float dz, float m1, uint32_t& h01, uint32_t& h23) {
+    float y[4];
+PFX_HD_UNROLL
+    for (int e = 0; e < 4; ++e) y[e] = fma_rn(placed_byte(v, e), dz, -m1);
+    h01 = pack_half2_rn(y[0], y[1]);
+    h23 = pack_half2_rn(y[2], y[3]);
+  }
 };
 
 // ---- q5_K: q4_K's layout and arithmetic plus a fifth bit ----------------------------------------
@@ -61,6 +111,7 @@ struct DirectQ5K {
   static constexpr int kBlockBytes = 176;
   static constexpr int kMaxWarps = 8;  // more registers per lane than q4_K
   static constexpr int kMinBlocks = 1;  // (2, i.e. a 128-register cap, spills)
+  static constexpr bool kFastDecode = false;
   using U = GemvUnit<WeightQ4K>;
   struct Raw {
     uint4 hdr, h0, h1, q0, q1;  // header; qh[0..15], qh[16..31]; qs bytes [32tq, 32tq + 32)
@@ -149,18 +200,67 @@ PFX_HD_UNROLL
 PFX_HD_UNROLL
     for (int i = 0; i < 4; ++i) out[i] = funnel_r(t[i], t[i + 1], sh);
   }
+  // Fast decode: quants as bytes 4q, read as q·2^-131; ds[r] = d·sc·2^131. |d| < 2^-10 keeps
+  // |d·sc·2^131| < 2^128 (|sc| <= 128), finite.
+  // A zero weight may come out +0 where ggml's d·sc·(q - 32) is -0 (q = 32 with d·sc < 0, or
+  // d·sc = ±0): the fma's exact cancellation rounds to +0. No MMA output sees the sign of a zero
+  // weight: its product is a zero, and the accumulators start at +0, so a sum of zeros is +0.
+  static constexpr bool kFastDecode = true;
+  static constexpr bool kFastZeroSigns = false;
+  PFX_HD static bool fast_ok(const Raw& r) { return (r.d & 0x7FFFu) < 0x1400u; }  // |d| < 2^-10
+  template <bool kFast = false>
   PFX_HD static Ctx prepare(const Raw& r, int /*tq*/) {
     Ctx c;
     align16(r.w[0], r.s, c.la);
     align16(r.w[1], r.s, c.lb);
     align16(r.w[2], r.s, c.h);
     const float d = half_bits_to_float(r.d);
+    // 2^131 as 2^66 · 2^65: d·2^66 is exact (finite, |d| < 2^-10), d·sc exact (18 bits), then ·2^65.
+    const float dd = kFast ? fmul_rn(d, 0x1p66f) : d;
 PFX_HD_UNROLL
-    for (int q = 0; q < 4; ++q) c.ds[q] = fmul_rn(d, static_cast<float>(r.sc[q]));
+    for (int q = 0; q < 4; ++q) {
+      c.ds[q] = fmul_rn(dd, static_cast<float>(r.sc[q]));
+      if constexpr (kFast) c.ds[q] = fmul_rn(c.ds[q], 0x1p65f);
+    }
     return c;
   }
-  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
+  template <bool kFast = false>
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
+    if constexpr (!kFast) {
+      return U::pair(c, tq, p);
+    } else {
+      const int r = p >> 1, w = 2 * (p & 1);
+      const uint32_t* l = (r & 1) ? c.lb : c.la;
+      const uint32_t q0 = quants4x4(l[w], c.h[w], r), q1 = quants4x4(l[w + 1], c.h[w + 1], r);
+      const float ds = c.ds[r], off = fmul_rn(ds, -0x1p-126f);  // ·(-2^-126): -32·d·sc, exact
+      float y[8];
+PFX_HD_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        y[e] = fma_rn(placed_byte(q0, e), ds, off);  // (4q)·2^-133 · ds·2^131 - 32·ds = ds·(q - 32), exact
+        y[e + 4] = fma_rn(placed_byte(q1, e), ds, off);
+      }
+      return make_uint4(pack_half2_rn(y[0], y[1]), pack_half2_rn(y[2], y[3]), pack_half2_rn(y[4], y[5]),
+                        pack_half2_rn(y[6], y[7]));
+    }
+  }
+  // Group r's four 6-bit quants of a word pair as bytes 4q (bits 2..7): the low four bits from
+  // l (low nibbles for r < 2, high for r >= 2), the top two from bits 2r, 2r + 1 of h's bytes.
+  PFX_HD static uint32_t quants4x4(uint32_t l, uint32_t h, int r) {
+    const uint32_t lo = r < 2 ? l << 2 : l >> 2;
+    const uint32_t hi = r == 0 ? h << 6 : r == 1 ? h << 4 : r == 2 ? h << 2 : h;
+    return (lo & 0x3C3C3C3Cu) | (hi & 0xC0C0C0C0u);
+  }
 };
+
+// Whether the warp's unit may take the one-FMA decode: every lane's two rows pass fast_ok.
+template <class D>
+PFX_HD bool gemv_direct_fast_ok(const typename D::Raw& lo, const typename D::Raw& hi) {
+  if constexpr (D::kFastDecode) {
+    return D::fast_ok(lo) && D::fast_ok(hi);
+  } else {
+    return false;
+  }
+}
 
 // ---- one unit of one lane --------------------------------------------------------------------
 // The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load; tokens
@@ -174,15 +274,21 @@ PFX_HD_UNROLL
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first
 // MMA of each pair) or 1 (the second): two independent chains of 8, summed once at the end.
+// kFast: lo and hi come from prepare<true> (the one-FMA decode).
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
-template <class D, class Mma>
+template <class D, bool kFast = false, class Mma>
 PFX_HD void gemv_direct_mmas(const typename D::Ctx& lo, const typename D::Ctx& hi, const uint4 (&b)[kGemvPairs], int tq,
                              Mma&& mma) {
 PFX_HD_UNROLL
   for (int p = 0; p < kGemvPairs; ++p) {
-    const uint4 wl = D::pair(lo, tq, p), wh = D::pair(hi, tq, p);
+    uint4 wl, wh;
+    if constexpr (kFast) {
+      wl = D::template pair<true>(lo, tq, p), wh = D::template pair<true>(hi, tq, p);
+    } else {
+      wl = D::pair(lo, tq, p), wh = D::pair(hi, tq, p);
+    }
     const uint32_t a0[4] = {wl.x, wh.x, wl.y, wh.y};
     const uint32_t a1[4] = {wl.z, wh.z, wl.w, wh.w};
     mma(0, a0, b[p].x, b[p].y);

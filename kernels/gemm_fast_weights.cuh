@@ -44,6 +44,12 @@ PFX_HD float byte_plus_2p23(uint32_t word, int which) {
   return bits_float(byte_perm(word, 0x4B000000u, 0x7440u | static_cast<uint32_t>(which)));
 }
 
+// Byte `which` (0..3) of `word` in bits 16..23, every other bit zero: the float byte·2^-133 exactly
+// (a bit pattern below 2^24 is its value times 2^-149, whether subnormal or not).
+PFX_HD float placed_byte(uint32_t word, int which) {
+  return bits_float(byte_perm(word, 0u, 0x4044u | (static_cast<uint32_t>(which) << 8)));
+}
+
 // Bytes of a 16-byte cp.async chunk at src that lie inside the tensor (ending at `end`): 16, or
 // fewer for the chunk that straddles the end, or 0 past it.
 PFX_HD uint32_t chunk_bytes_inside(const uint8_t* src, const uint8_t* end) {

@@ -15,6 +15,7 @@
 #include "kernels/gemm_ws_internal.h"
 #include "kernels/gemm_ws_kernel.cuh"
 #include "kernels/gemm_ws_schedule.cuh"
+#include "kernels/launch_info.h"
 #include "quant/types.h"
 #include "util/error.h"
 
@@ -144,10 +145,54 @@ int64_t gemm_ws_repacked_bytes(uint32_t ggml_type, int64_t rows, int64_t cols, b
   return (out_rows + 127) / 128 * (cols / e.group_k) * e.repacked_bytes_per_pair_group;
 }
 
+namespace {
+constexpr int kScaleRangeThreads = 256;
+}  // namespace
+
+// Counts the blocks whose scale d lies outside the decoders' range (dev::ws_scale_in_range).
+__global__ void __launch_bounds__(kScaleRangeThreads)
+    k_ws_scales_out_of_range(const uint8_t* __restrict__ w, int64_t blocks, int block_bytes, int d_offset, int type,
+                             unsigned long long* __restrict__ bad) {
+  unsigned long long n = 0;
+  for (int64_t b = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; b < blocks;
+       b += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const uint8_t* p = w + b * block_bytes + d_offset;  // q6_K blocks are 2-byte aligned: two byte loads
+    n += dev::ws_scale_in_range(type, static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8)) ? 0u : 1u;
+  }
+  if (n) atomicAdd(bad, n);
+}
+PFX_KERNEL_LAUNCH_INFO("k_ws_scales_out_of_range", kScaleRangeThreads, 0);
+
+std::string gemm_ws_scales_out_of_range(const QuantMatrixView& src, cudaStream_t stream) {
+  const int d_offset = dev::ws_scale_offset_in_block(static_cast<int>(src.ggml_type));
+  if (d_offset < 0) return {};
+  if (src.data == nullptr) fail("gemm_ws_scales_out_of_range: null pointer");
+  const quant::TypeTraits& tr = quant::traits(static_cast<Type>(src.ggml_type));
+  const int64_t blocks = src.rows * (src.cols / tr.block_size);
+  if (blocks == 0) return {};
+  unsigned long long* bad = nullptr;
+  CUDA_CHECK(cudaMallocAsync(&bad, sizeof *bad, stream));
+  CUDA_CHECK(cudaMemsetAsync(bad, 0, sizeof *bad, stream));
+  const int64_t grid = std::min<int64_t>((blocks + kScaleRangeThreads - 1) / kScaleRangeThreads, 1024);
+  k_ws_scales_out_of_range<<<static_cast<unsigned>(grid), kScaleRangeThreads, 0, stream>>>(
+      static_cast<const uint8_t*>(src.data), blocks, static_cast<int>(tr.type_size), d_offset,
+      static_cast<int>(src.ggml_type), bad);
+  CUDA_CHECK_LAUNCH();
+  unsigned long long n = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&n, bad, sizeof n, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaFreeAsync(bad, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (n == 0) return {};
+  const bool q4k = src.ggml_type == static_cast<uint32_t>(Type::Q4_K);
+  return std::to_string(n) + " of " + std::to_string(blocks) + " " + std::string(quant::type_name(static_cast<Type>(src.ggml_type))) +
+         " blocks have a scale d outside the fused decode's range (|d| " + (q4k ? "<= 2^-7" : "< 2^-10") + ")";
+}
+
 void gemm_ws_repack(const QuantMatrixView& src, void* dst, cudaStream_t stream) {
   if (const std::string why = gemm_ws_unsupported_reason(src.ggml_type, src.rows, src.cols); !why.empty())
     fail("gemm_ws_repack: ", why);
   if (src.data == nullptr || dst == nullptr) fail("gemm_ws_repack: null pointer");
+  if (const std::string why = gemm_ws_scales_out_of_range(src, stream); !why.empty()) fail("gemm_ws_repack: ", why);
   entry_or_fail(src.ggml_type, "gemm_ws_repack").repack(src.data, nullptr, src.rows, src.cols, dst, stream);
 }
 
@@ -157,6 +202,8 @@ void gemm_ws_repack_swiglu(const QuantMatrixView& gate, const QuantMatrixView& u
   if (const std::string why = gemm_ws_unsupported_reason(gate.ggml_type, gate.rows, gate.cols); !why.empty())
     fail("gemm_ws_repack_swiglu: ", why);
   if (gate.data == nullptr || up.data == nullptr || dst == nullptr) fail("gemm_ws_repack_swiglu: null pointer");
+  for (const QuantMatrixView* m : {&gate, &up})
+    if (const std::string why = gemm_ws_scales_out_of_range(*m, stream); !why.empty()) fail("gemm_ws_repack_swiglu: ", why);
   entry_or_fail(gate.ggml_type, "gemm_ws_repack_swiglu").repack(gate.data, up.data, gate.rows, gate.cols, dst, stream);
 }
 

@@ -31,9 +31,16 @@ struct WsMatrixView {
 std::string gemm_ws_unsupported_reason(uint32_t ggml_type, int64_t rows, int64_t cols);
 // Device bytes of the repacked form (rows padded to 128 with zeros; swiglu: of both matrices).
 int64_t gemm_ws_repacked_bytes(uint32_t ggml_type, int64_t rows, int64_t cols, bool swiglu = false);
-// GGUF blocks on the device -> repacked form at dst (gemm_ws_repacked_bytes). Asynchronous.
+// Empty when every block's scale is inside the range the fused GEMM's decode takes (its one-FMA
+// decode: q4_K |d| <= 2^-7, q6_K |d| < 2^-10, other types any); otherwise how many blocks are not.
+// Reads the blocks on the device: runs on `stream` and waits for it.
+std::string gemm_ws_scales_out_of_range(const QuantMatrixView& src, cudaStream_t stream);
+// GGUF blocks on the device -> repacked form at dst (gemm_ws_repacked_bytes). Checks the scales
+// first (gemm_ws_scales_out_of_range: throws pfx::Error if any is out of range; waits for `stream`),
+// then repacks asynchronously.
 void gemm_ws_repack(const QuantMatrixView& src, void* dst, cudaStream_t stream);
-// gate and up (same type and shape) -> one interleaved matrix for the SwiGLU epilogue.
+// gate and up (same type and shape) -> one interleaved matrix for the SwiGLU epilogue (scales as
+// gemm_ws_repack).
 void gemm_ws_repack_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, void* dst, cudaStream_t stream);
 
 // Y[T, rows] from X16[T, cols] (row-major, 16-byte aligned, as y). Throws pfx::Error on a bad call.

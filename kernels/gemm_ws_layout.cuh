@@ -36,10 +36,15 @@
 //
 // Exactness (same contract as kernels/gemm_fast_weights.cuh): every weight is fp16_rn of ggml's
 // fp32 value, every fp32 step rounded where ggml rounds it (the _rn helpers), signed zeros
-// included:
-//  q4_K  y = fma(q, d·sc, −dmin·m): q·(d·sc) is exact, so the one rounding is ggml's subtraction;
-//  q5_K  the same with q = 0..31: d·sc has at most 17 significant bits, q·(d·sc) at most 22 (exact);
-//  q6_K  y = (d·sc)·(q − 32), exact in fp32 (≤ 23 significant bits), rounded once to fp16;
+// included but for q6_K's (below):
+//  q4_K  y = fma(q·2^-129, d·sc·2^129, −dmin·m): the quant is read in place from its byte (a float
+//        bit pattern below 2^24 is its value times 2^-149: placed_byte), the product is exact, so
+//        the one rounding is ggml's subtraction. Needs |d| <= 2^-7 (d·sc·2^129 finite): the
+//        repack refuses other matrices (ws_scale_in_range), which then take another path;
+//  q5_K  y = fma(q, d·sc, −dmin·m) with q = 0..31 from 2^23 + q: q·(d·sc) has at most 22 bits;
+//  q6_K  y = fma(q·2^-131, d·sc·2^131, −32·d·sc) = (d·sc)·(q − 32), exact in fp32 (≤ 23
+//        significant bits), rounded once to fp16; needs |d| < 2^-10. A zero may be +0 where
+//        ggml's is −0: no wgmma sum sees a zero weight's sign (accumulators start at +0);
 //  q8_0  y = fp16_rn(q·d) as one half2 multiply (q·d is exact in fp32);
 //  f16   the bits as stored.
 #pragma once
@@ -65,6 +70,16 @@ PFX_HD int ws_k(int t, int s, int e) { return 16 * s + 2 * (t & 3) + (e & 1) + 8
 PFX_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23(word, b), 8388608.0f); }
 // Byte `b` of `word_x80` (an int8 with its sign bit flipped) as a float, exactly.
 PFX_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
+
+// Whether a GGUF block's scale d (fp16 bits) is inside the range the decoders below take: q4_K
+// |d| <= 2^-7, q6_K |d| < 2^-10 (NaN and infinities outside), every other type any d. llama.cpp's
+// quantizers give such d for weights up to about 7 (q4_K) and 4 (q6_K) in magnitude.
+PFX_HD bool ws_scale_in_range(int type, uint32_t d_bits) {
+  const uint32_t a = d_bits & 0x7FFFu;
+  return type == kWsQ4K ? a <= 0x2000u : type == kWsQ6K ? a < 0x1400u : true;
+}
+// Where a block keeps that d: q4_K at byte 0, q6_K at byte 208 (-1: no range to check).
+PFX_HD int ws_scale_offset_in_block(int type) { return type == kWsQ4K ? 0 : type == kWsQ6K ? 208 : -1; }
 
 // ---- GGUF source: one weight's quant and its block's scale fields ---------------------------
 struct WsSourceQ4K {
@@ -369,8 +384,51 @@ struct WsDecodeQ4K {
   static constexpr int kType = kWsQ4K;
   static constexpr bool kQuadScales = true;
   uint4 q;
+  float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc·2^129, dmin·m (exact)
+  // Lane c's pair: row half c / 2, sub-block c % 2 -> (d·sc·2^129, dmin·m). d·2^64·sc and the
+  // ·2^65 are exact while the repack's scales are in range (|d| <= 2^-7: ws_scale_in_range).
+  PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+    const int c = t & 3;
+    const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
+    const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
+    const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
+    const int b = 2 * (c & 1);
+    v0 = fmul_rn(fmul_rn(fmul_rn(half_bits_to_float(dd), 0x1p64f), ws_byte_float(sm, b)), 0x1p65f);
+    v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+  }
+  PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
+  PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
+    q = *reinterpret_cast<const uint4*>(quants + 16 * t);
+  }
+  // Four weights of one row from bytes 16·q (v, the other bits zero) and d1z = d·sc·2^129: each
+  // byte read in place as the float q·2^-129 (ws_placed_byte), so one FMA gives RN(d·sc·q - dmin·m),
+  // ggml's value with its one rounding (zeros signed as ggml's), where the byte's 2^23 + q form
+  // needed a subtraction first.
+  PFX_HD static void row4(uint32_t v, float d1z, float m1, uint32_t& e01, uint32_t& e23) {
+    float y[4];
+PFX_HD_UNROLL
+    for (int b = 0; b < 4; ++b) y[b] = fma_rn(placed_byte(v, b), d1z, -m1);
+    e01 = pack_half2_rn(y[0], y[1]);
+    e23 = pack_half2_rn(y[2], y[3]);
+  }
+  PFX_HD void step(int s, uint32_t (&a)[4]) const {
+    const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
+    const int sb = s >> 1;
+    row4((w << 4) & 0xF0F0F0F0u, d1[0][sb], m1[0][sb], a[0], a[2]);  // row 0: low nibbles, moved up
+    row4(w & 0xF0F0F0F0u, d1[1][sb], m1[1][sb], a[1], a[3]);         // row 1: high nibbles, in place
+  }
+};
+
+// q5_K: q4_K's scales and the byte's 2^23 + q form (q = 0..31: d·sc·q may need 22 bits, and its
+// fast form's range would be half q4_K's), each quant's fifth bit or'ed into bit 4 of its byte
+// before the byte is read as a float: row half h of step s has its bits at 2s + h of the bytes of
+// `hb`, shifted to bit 4 by a constant per (step, half) once the step loop is unrolled.
+struct WsDecodeQ5K {
+  static constexpr int kType = kWsQ5K;
+  static constexpr bool kQuadScales = true;
+  uint4 q;
+  uint32_t hb;
   float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc, dmin·m (exact)
-  // Lane c's pair: row half c / 2, sub-block c % 2 -> (d·sc, dmin·m).
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
     const int c = t & 3;
     const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
@@ -383,36 +441,15 @@ struct WsDecodeQ4K {
   PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
   PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
     q = *reinterpret_cast<const uint4*>(quants + 16 * t);
+    hb = *reinterpret_cast<const uint32_t*>(quants + 2048 + 4 * t);
   }
-  // Four weights of one row: the low nibbles of v's bytes (already shifted) -> two half2 words.
-  PFX_HD static void row4(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
-    row4_bytes(v & 0x0F0F0F0Fu, d1, m1, e01, e23);
-  }
-  // The same from whole bytes (q5_K's 0..31).
+  // Four weights of one row from whole bytes q (0..31): y = fma(q, d·sc, -dmin·m).
   PFX_HD static void row4_bytes(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
     float y[4];
 PFX_HD_UNROLL
     for (int b = 0; b < 4; ++b) y[b] = fma_rn(ws_byte_float(v, b), d1, -m1);
     e01 = pack_half2_rn(y[0], y[1]);
     e23 = pack_half2_rn(y[2], y[3]);
-  }
-  PFX_HD void step(int s, uint32_t (&a)[4]) const {
-    const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
-    const int sb = s >> 1;
-    row4(w, d1[0][sb], m1[0][sb], a[0], a[2]);
-    row4(w >> 4, d1[1][sb], m1[1][sb], a[1], a[3]);
-  }
-};
-
-// q5_K: q4_K's decode (the same scales) with each quant's fifth bit or'ed into bit 4 of its byte
-// before the byte is read as a float: row half h of step s has its bits at 2s + h of the bytes of
-// `hb`, shifted to bit 4 by a constant per (step, half) once the step loop is unrolled.
-struct WsDecodeQ5K : WsDecodeQ4K {
-  static constexpr int kType = kWsQ5K;
-  uint32_t hb;
-  PFX_HD void load(const uint8_t* quants, const uint8_t* scales, int t, int kt) {
-    WsDecodeQ4K::load(quants, scales, t, kt);
-    hb = *reinterpret_cast<const uint32_t*>(quants + 2048 + 4 * t);
   }
   // Bit `from` of each byte of v moved to bit 4 (the other bits are masked off by the caller).
   PFX_HD static uint32_t to_bit4(uint32_t v, int from) { return from <= 4 ? v << (4 - from) : v >> (from - 4); }
@@ -431,14 +468,14 @@ struct WsDecodeQ6K {
   static constexpr bool kQuadScales = true;
   uint4 lo;
   uint2 hi;
-  float ds[2][4];  // [row half][step]: d·sc (exact)
+  float ds[2][4];  // [row half][step]: d·sc·2^131 (exact while |d| < 2^-10: ws_scale_in_range)
   // Lane c's pair: row half c / 2, steps 2(c % 2) and 2(c % 2) + 1.
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
     const int c = t & 3, r = ws_row(t, c >> 1);
     const uint32_t sw = *reinterpret_cast<const uint32_t*>(scales + 16 * r + 4 * kt) ^ 0x80808080u;
-    const float d = half_bits_to_float(*reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r));
-    v0 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1)));
-    v1 = fmul_rn(d, ws_int8_float(sw, 2 * (c & 1) + 1));
+    const float d = fmul_rn(half_bits_to_float(*reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r)), 0x1p66f);
+    v0 = fmul_rn(fmul_rn(d, ws_int8_float(sw, 2 * (c & 1))), 0x1p65f);
+    v1 = fmul_rn(fmul_rn(d, ws_int8_float(sw, 2 * (c & 1) + 1)), 0x1p65f);
   }
   PFX_HD void set_scale(int c, float v0, float v1) {
     ds[c >> 1][2 * (c & 1)] = v0, ds[c >> 1][2 * (c & 1) + 1] = v1;
@@ -447,10 +484,15 @@ struct WsDecodeQ6K {
     lo = *reinterpret_cast<const uint4*>(quants + 16 * t);
     hi = *reinterpret_cast<const uint2*>(quants + 2048 + 8 * t);
   }
-  PFX_HD static void row4(uint32_t q6, float ds, uint32_t& e01, uint32_t& e23) {
+  // Four weights from bytes 4·q (q = 0..63) and dsz = d·sc·2^131: the byte read in place is
+  // q·2^-131, and fma(q·2^-131, dsz, -32·d·sc) = d·sc·(q - 32) exactly (<= 23 significant bits).
+  // A zero comes out +0 where ggml's product is -0 (q = 32 with d·sc < 0, or d·sc = ±0); no
+  // wgmma sum sees the sign of a zero weight (its products are zeros, accumulators start at +0).
+  PFX_HD static void row4(uint32_t q6x4, float dsz, uint32_t& e01, uint32_t& e23) {
+    const float off = fmul_rn(dsz, -0x1p-126f);  // -32·d·sc, exact
     float y[4];
 PFX_HD_UNROLL
-    for (int b = 0; b < 4; ++b) y[b] = fmul_rn(ds, fsub_rn(byte_plus_2p23(q6, b), 8388640.0f));  // (q − 32)·d·sc
+    for (int b = 0; b < 4; ++b) y[b] = fma_rn(placed_byte(q6x4, b), dsz, off);
     e01 = pack_half2_rn(y[0], y[1]);
     e23 = pack_half2_rn(y[2], y[3]);
   }
@@ -458,8 +500,8 @@ PFX_HD_UNROLL
     const uint32_t l = s == 0 ? lo.x : s == 1 ? lo.y : s == 2 ? lo.z : lo.w;
     const uint32_t h = (s >> 1) ? hi.y : hi.x;
     const uint32_t hsh = (s & 1) ? h >> 4 : h;  // fields of this step at bits 0-1 (row 0), 2-3 (row 1)
-    const uint32_t q0 = (l & 0x0F0F0F0Fu) | ((hsh << 4) & 0x30303030u);
-    const uint32_t q1 = ((l >> 4) & 0x0F0F0F0Fu) | ((hsh << 2) & 0x30303030u);
+    const uint32_t q0 = ((l << 2) & 0x3C3C3C3Cu) | ((hsh << 6) & 0xC0C0C0C0u);  // 4·q
+    const uint32_t q1 = ((l >> 2) & 0x3C3C3C3Cu) | ((hsh << 4) & 0xC0C0C0C0u);
     row4(q0, ds[0][s], a[0], a[2]);
     row4(q1, ds[1][s], a[1], a[3]);
   }

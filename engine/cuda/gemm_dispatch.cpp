@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
+#include <set>
+#include <string>
 
 #include "cuda/nvtx_range.h"
 #include "kernels/cuda_check.h"
@@ -35,10 +38,19 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
                            const std::vector<std::vector<const DeviceMatrix*>>& groups) {
   if (!fast_ || variant_ != FastGemm::Fused) return;
   kernels::gemm_ws_reserve_workspace();  // before any launch a CUDA graph could capture
+  // Why the fused GEMM's decode cannot take a matrix's block scales ("" if it can), once per matrix:
+  // such a matrix keeps the cuBLAS path (noted below, where single matrices are repacked).
+  std::map<const DeviceMatrix*, std::string> out_of_range;
+  const auto scales_refused = [&](const DeviceMatrix* m) -> const std::string& {
+    auto it = out_of_range.find(m);
+    if (it == out_of_range.end()) it = out_of_range.emplace(m, kernels::gemm_ws_scales_out_of_range(view(*m), stream_)).first;
+    return it->second;
+  };
   std::set<const DeviceMatrix*> interleaved;
   for (const auto& [gate, up] : swiglu) {
     if (gate->ggml_type != up->ggml_type || gate->rows != up->rows || gate->cols != up->cols ||
-        !kernels::gemm_ws_unsupported_reason(gate->ggml_type, gate->rows, gate->cols).empty())
+        !kernels::gemm_ws_unsupported_reason(gate->ggml_type, gate->rows, gate->cols).empty() ||
+        !scales_refused(gate).empty() || !scales_refused(up).empty())
       continue;  // each is then repacked (or not) on its own below
     DeviceBuffer b(static_cast<size_t>(kernels::gemm_ws_repacked_bytes(gate->ggml_type, gate->rows, gate->cols, true)));
     kernels::gemm_ws_repack_swiglu(view(*gate), view(*up), b.as(), stream_);
@@ -53,7 +65,8 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
       std::vector<const DeviceMatrix*> run{g[i]};
       std::vector<kernels::WsGroupPart> parts{{g[i]->rows, nullptr}};
       for (size_t j = i + 1; j < g.size() && run.size() < static_cast<size_t>(kernels::kWsMaxGroupParts); ++j) {
-        if (g[j]->ggml_type != run.front()->ggml_type || g[j]->cols != run.front()->cols) break;
+        if (g[j]->ggml_type != run.front()->ggml_type || g[j]->cols != run.front()->cols || !scales_refused(g[j]).empty())
+          break;
         parts.push_back({g[j]->rows, nullptr});
         if (!kernels::gemm_ws_group_unsupported_reason(g[j]->ggml_type, parts, g[j]->cols).empty()) {
           parts.pop_back();
@@ -64,7 +77,7 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
       i += run.size();
       // A run of two or more passed gemm_ws_group_unsupported_reason above, part by part.
       const bool taken = std::any_of(run.begin(), run.end(), [&](const DeviceMatrix* m) { return interleaved.count(m) || packed_.count(m); });
-      if (run.size() < 2 || taken) continue;  // repacked one by one below
+      if (run.size() < 2 || taken || !scales_refused(run.front()).empty()) continue;  // repacked one by one below
       int64_t bytes = 0;
       for (const DeviceMatrix* m : run) bytes += kernels::gemm_ws_repacked_bytes(m->ggml_type, m->rows, m->cols);
       DeviceBuffer b(static_cast<size_t>(bytes));
@@ -82,6 +95,10 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
   for (const DeviceMatrix* w : matrices) {
     if (interleaved.count(w) || packed_.count(w)) continue;
     if (const std::string why = kernels::gemm_ws_unsupported_reason(w->ggml_type, w->rows, w->cols); !why.empty()) {
+      note_fallback(w->name + ": no repack for the fused GEMM: " + why);
+      continue;
+    }
+    if (const std::string& why = scales_refused(w); !why.empty()) {
       note_fallback(w->name + ": no repack for the fused GEMM: " + why);
       continue;
     }

@@ -253,33 +253,88 @@ TEST(GemvTiles, F16) {
 }
 
 // ---- the direct kernel -----------------------------------------------------------------------
+// The fast decode's A registers against the exact decode's: the same fp16 bits, except that where
+// D::kFastZeroSigns is false a zero may have the other sign (counted in zero_signs).
+template <class D>
+void expect_fast_fragment(const std::array<uint32_t, 4>& fast, const uint32_t (&exact)[4], int64_t& zero_signs, int lane,
+                          int mma) {
+  for (int r = 0; r < 4; ++r)
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t f = (fast[static_cast<size_t>(r)] >> (16 * h)) & 0xFFFFu, e = (exact[r] >> (16 * h)) & 0xFFFFu;
+      if (f == e) continue;
+      if (!D::kFastZeroSigns && (f & 0x7FFFu) == 0 && (e & 0x7FFFu) == 0) {
+        ++zero_signs;
+        continue;
+      }
+      ADD_FAILURE() << "fast decode, lane " << lane << " MMA " << mma << " register " << r << ": 0x" << std::hex << f
+                    << ", exact 0x" << e;
+    }
+}
+
 // Every lane of every (row block, unit) as k_gemv_direct runs it: fetch (each load checked to lie
-// inside the tensor or X), prepare, the B fragments, the 16 MMAs into two accumulators.
+// inside the tensor or X), the warp's vote on the fast decode, prepare, the B fragments, the 16
+// MMAs into two accumulators. Where the vote passes, the fast decode's fragments must be those of
+// the exact decode (bit for bit, or up to the sign of a zero where the type says so).
 template <class D, int kT>
-void check_gemv_direct(int64_t N, int64_t K, uint64_t seed) {
+void check_gemv_direct(int64_t N, int64_t K, uint64_t seed, float scale_factor = 1.0f) {
   WarpEmulation<kT> e(D::kGgmlType, N, K, seed);
+  const bool small_scales = scale_factor < 1.0f;
+  if (scale_factor != 1.0f) {
+    scale_block_scales(D::kGgmlType, e.raw, scale_factor);
+    e.w16 = reference_weights_f16(D::kGgmlType, e.raw, N, K);
+    std::memcpy(e.wdev.p, e.raw.data(), e.raw.size());
+  }
   std::set<uintptr_t> block_offsets_mod8;
+  int64_t fast_units = 0, units = 0, zero_signs = 0;
+  const auto blk = [&](int n, int u) { return gemv_row(e.src, n) + static_cast<int64_t>(u) * D::kBlockBytes; };
   for (int n0 = 0; n0 < N; n0 += kGemvRows)
-    for (int u = 0; u < static_cast<int>(K / kGemvUnitK); ++u)
+    for (int u = 0; u < static_cast<int>(K / kGemvUnitK); ++u) {
+      bool fast = D::kFastDecode;  // the kernel's __all_sync over the 32 lanes
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, tq = lane & 3;
+        fast = fast && gemv_direct_fast_ok<D>(D::fetch(blk(n0 + g, u), tq), D::fetch(blk(n0 + g + 8, u), tq));
+      }
+      fast_units += fast ? 1 : 0;
+      ++units;
       e.unit(n0, u, 2 * kGemvPairs, D::k0, [&](int lane, auto&& mma) {
         const int g = lane >> 2, tq = lane & 3;
-        const uint8_t* blk_lo = gemv_row(e.src, n0 + g) + static_cast<int64_t>(u) * D::kBlockBytes;
-        const uint8_t* blk_hi = gemv_row(e.src, n0 + g + 8) + static_cast<int64_t>(u) * D::kBlockBytes;
-        block_offsets_mod8.insert(reinterpret_cast<uintptr_t>(blk_lo) & 7u);
-        const typename D::Ctx lo = D::prepare(D::fetch(blk_lo, tq), tq), hi = D::prepare(D::fetch(blk_hi, tq), tq);
+        block_offsets_mod8.insert(reinterpret_cast<uintptr_t>(blk(n0 + g, u)) & 7u);
+        const typename D::Raw r_lo = D::fetch(blk(n0 + g, u), tq), r_hi = D::fetch(blk(n0 + g + 8, u), tq);
+        const typename D::Ctx lo = D::prepare(r_lo, tq), hi = D::prepare(r_hi, tq);
         uint4 b[kGemvPairs];
         gemv_direct_x<D, kT>(e.src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, g, tq, b);
+        std::vector<std::array<uint32_t, 4>> fast_a;
+        if constexpr (D::kFastDecode) {
+          if (fast) {
+            const typename D::Ctx flo = D::template prepare<true>(r_lo, tq), fhi = D::template prepare<true>(r_hi, tq);
+            gemv_direct_mmas<D, true>(flo, fhi, b, tq, [&](int, const uint32_t (&a)[4], uint32_t, uint32_t) {
+              fast_a.push_back({a[0], a[1], a[2], a[3]});
+            });
+          }
+        }
         int j = 0;
         gemv_direct_mmas<D>(lo, hi, b, tq, [&](int acc, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
           EXPECT_EQ(acc, j++ % 2) << "the first MMA of a pair goes to accumulator 0, the second to 1";
+          if constexpr (D::kFastDecode) {
+            if (fast) expect_fast_fragment<D>(fast_a[static_cast<size_t>(j - 1)], a, zero_signs, lane, j - 1);
+          }
           mma(a, b0, b1);
         });
       });
+    }
   e.finish();
   if (D::kGgmlType == kQ6K) EXPECT_EQ(block_offsets_mod8.size(), 4u) << "q6_K blocks at every offset % 8";
-  std::printf("  %s direct T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu block offsets mod 8\n",
+  if (small_scales) EXPECT_EQ(fast_units, units) << "every unit in the fast decode's range";
+  if (scale_factor > 1.0f) EXPECT_LT(fast_units, units) << "units outside the fast decode's range";
+  if (!D::kFastDecode) EXPECT_EQ(fast_units, 0);
+  if constexpr (D::kFastDecode) {
+    if (D::kFastZeroSigns) EXPECT_EQ(zero_signs, 0);
+  }
+  std::printf("  %s direct T=%d [%lld x %lld]: %lld fragment weights exact, emulated MMAs match float64, %zu block offsets "
+              "mod 8, %lld of %lld units by the fast decode (%lld zeros of the other sign)\n",
               type_name(D::kGgmlType), kT, static_cast<long long>(N), static_cast<long long>(K),
-              static_cast<long long>(e.checked - e.bad), block_offsets_mod8.size());
+              static_cast<long long>(e.checked - e.bad), block_offsets_mod8.size(), static_cast<long long>(fast_units),
+              static_cast<long long>(units), static_cast<long long>(zero_signs));
 }
 
 // The loads of one lane's fetch stay inside the tensor: k_gemv_direct's q6_K windows reach up to 6
@@ -318,6 +373,20 @@ TEST(GemvDirect, LanesOfQ4KQ5KQ6K) {
   check_gemv_direct<DirectQ6K, 1>(264, 1280, 47);
   check_gemv_direct<DirectQ6K, 3>(24, 11008, 48);
   check_gemv_direct<DirectQ6K, 8>(40, 1280, 49);
+}
+
+// The one-FMA decode on every unit (scales moved well into its range: random_weights' d are all
+// inside it, so the checks above take it too), and the exact decode where scales 16 times larger
+// put most units outside it (a unit takes the exact decode if any of its 16 rows is outside).
+TEST(GemvDirect, FastDecodeEqualsExactDecode) {
+  check_gemv_direct<DirectQ4K, 1>(264, 1024, 51, 0x1p-6f);
+  check_gemv_direct<DirectQ4K, 8>(24, 2048, 52, 0x1p-6f);
+  check_gemv_direct<DirectQ6K, 1>(264, 1280, 53, 0x1p-6f);
+  check_gemv_direct<DirectQ6K, 3>(24, 11008, 54, 0x1p-6f);
+  check_gemv_direct<DirectQ4K, 1>(264, 1024, 55, 16.0f);
+  check_gemv_direct<DirectQ4K, 8>(24, 2048, 56, 16.0f);
+  check_gemv_direct<DirectQ6K, 1>(264, 1280, 57, 16.0f);
+  check_gemv_direct<DirectQ6K, 3>(24, 11008, 58, 16.0f);
 }
 
 // The direct kernel's walk over a job's virtual tiles (gemm_fast_gemv_job.cuh): for every grid size

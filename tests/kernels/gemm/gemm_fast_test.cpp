@@ -494,13 +494,34 @@ TEST(GemvFast, SmallCaseForSanitizers) {
   });
 }
 
-// One-hot activation rows: y[t][n] = w16[n][k_t] exactly, for 8 spread-out k_t per launch.
+// One-hot activation rows: y[t][n] = w16[n][k_t] exactly, for T spread-out k_t per launch; T = 1
+// runs the direct kernel, whose q4_K / q6_K units take the one-FMA decode where the scales allow
+// (random_weights': all) and the exact one where not (scales 16 times larger: most units).
 TEST(GemvFast, OneHotRowsGiveExactWeights) {
   PFX_REQUIRE_GPU();
   Stream stream;
+  struct Case {
+    uint32_t type;
+    int64_t T;
+    float scale;  // on every block's d (scale_block_scales)
+  };
+  std::vector<Case> cases;
   for (uint32_t type : kGemvTypes) {
-    const int64_t N = kSmallN, K = small_k(type), T = 8;
-    const Weights w = make_weights(type, N, K, 800 + type);
+    cases.push_back({type, 8, 1.0f});
+    cases.push_back({type, 1, 1.0f});
+    if (type == kQ4K || type == kQ6K) cases.push_back({type, 1, 16.0f});
+  }
+  for (const Case& c : cases) {
+    const uint32_t type = c.type;
+    const int64_t T = c.T;
+    const float scale = c.scale;
+    const int64_t N = kSmallN, K = small_k(type);
+    Weights w = make_weights(type, N, K, 800 + type);
+    if (scale != 1.0f) {
+      scale_block_scales(type, w.raw, scale);
+      w.w16 = reference_weights_f16(type, w.raw, N, K);
+      w.dev = std::make_unique<DeviceBuffer<uint8_t>>(w.raw);
+    }
     int64_t bad = 0;
     for (int64_t round = 0; round < 16; ++round) {
       std::vector<uint16_t> xh(static_cast<size_t>(T * K), 0);
@@ -523,7 +544,9 @@ TEST(GemvFast, OneHotRowsGiveExactWeights) {
         }
     }
     EXPECT_EQ(bad, 0);
-    if (bad == 0) std::printf("  %s gemv one-hot: 16 x 8 x %lld weights exact\n", type_name(type), static_cast<long long>(N));
+    if (bad == 0)
+      std::printf("  %s gemv one-hot T=%lld, scales x%g: 16 x %lld x %lld weights exact\n", type_name(type),
+                  static_cast<long long>(T), static_cast<double>(scale), static_cast<long long>(T), static_cast<long long>(N));
   }
 }
 

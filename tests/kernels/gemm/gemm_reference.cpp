@@ -60,13 +60,16 @@ std::vector<uint8_t> random_weights(uint32_t t, int64_t N, int64_t K, std::mt199
   for (int64_t b = 0; b < blocks; ++b) {
     uint8_t* blk = raw.data() + b * tr.type_size;
     switch (t) {
-      case kQ4K:  // d, dmin at 0, 2
+      case kQ4K:  // d, dmin at 0, 2; d inside the fused decode's range (|d| <= 2^-7, kernels/gemm_ws.h)
+        put16(blk, random_scale(rng, -12, -7));
+        put16(blk + 2, random_scale(rng, -12, -6));
+        break;
       case kQ5K:
         put16(blk, random_scale(rng, -12, -6));
         put16(blk + 2, random_scale(rng, -12, -6));
         break;
-      case kQ6K:  // d at 208
-        put16(blk + 208, random_scale(rng, -14, -8));
+      case kQ6K:  // d at 208, inside the fused decode's range (|d| < 2^-10)
+        put16(blk + 208, random_scale(rng, -14, -10));
         break;
       case kQ8_0:  // d at 0
         put16(blk, random_scale(rng, -12, -6));
@@ -75,6 +78,16 @@ std::vector<uint8_t> random_weights(uint32_t t, int64_t N, int64_t K, std::mt199
     }
   }
   return raw;
+}
+
+void scale_block_scales(uint32_t t, std::vector<uint8_t>& raw, float factor) {
+  if (t != kQ4K && t != kQ6K) fail("scale_block_scales: type ", t);
+  const int bytes = t == kQ6K ? 210 : 144, at = t == kQ6K ? 208 : 0;
+  for (size_t b = 0; b + static_cast<size_t>(bytes) <= raw.size(); b += static_cast<size_t>(bytes)) {
+    uint16_t h;
+    std::memcpy(&h, raw.data() + b + at, 2);
+    put16(raw.data() + b + at, quant::fp32_to_fp16(quant::fp16_to_fp32(h) * factor));
+  }
 }
 
 std::vector<uint16_t> reference_weights_f16(uint32_t t, const std::vector<uint8_t>& raw, int64_t N, int64_t K) {

@@ -26,6 +26,10 @@ int64_t row_bytes(uint32_t ggml_type, int64_t cols);
 // N·row_bytes (so reads past the end are reads past the tensor).
 std::vector<uint8_t> random_weights(uint32_t ggml_type, int64_t N, int64_t K, std::mt19937_64& rng);
 
+// Multiplies the scale d of every q4_K / q6_K block by `factor` (rounded to fp16): 2^4 puts most
+// blocks outside the one-FMA decodes' range (kernels/gemm_ws.h), 2^-6 every block inside.
+void scale_block_scales(uint32_t ggml_type, std::vector<uint8_t>& raw, float factor);
+
 // fp16 bits of fp16_rn(ggml dequant) of every weight, [N, K].
 std::vector<uint16_t> reference_weights_f16(uint32_t ggml_type, const std::vector<uint8_t>& raw, int64_t N,
                                             int64_t K);

@@ -31,6 +31,7 @@
 #include "kernels/gpu_test_support.h"
 #include "kernels/kernels.h"
 #include "quant/fp16.h"
+#include "util/error.h"
 
 namespace pfx::kernels::test {
 namespace {
@@ -123,6 +124,30 @@ TEST(GemmWs, RepackIsByteIdenticalToTheHostLayout) {
   Stream stream;
   for (uint32_t type : kWsTypes)
     for (bool swiglu : {false, true}) make_weights(type, kRows, small_k(type), 50 + type, swiglu, stream, true);
+}
+
+// Scales outside the one-FMA decode's range (d 16 times random_weights') are refused with the
+// count of such blocks, by the check and by both repacks; in-range ones pass the check.
+TEST(GemmWs, RepackRefusesScalesOutOfRange) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  for (uint32_t type : {kQ4K, kQ6K}) {
+    const int64_t N = 128, K = 512;
+    std::mt19937_64 rng(70 + type);
+    std::vector<uint8_t> raw = random_weights(type, N, K, rng);
+    const DeviceBuffer<uint8_t> in_range(raw);
+    EXPECT_EQ(gemm_ws_scales_out_of_range({in_range.get(), type, N, K}, stream.get()), "") << type_name(type);
+    scale_block_scales(type, raw, 16.0f);
+    const DeviceBuffer<uint8_t> big(raw);
+    const QuantMatrixView v{big.get(), type, N, K};
+    const std::string why = gemm_ws_scales_out_of_range(v, stream.get());
+    EXPECT_NE(why.find("blocks have a scale d outside the fused decode's range"), std::string::npos) << why;
+    DeviceBuffer<uint8_t> packed(static_cast<size_t>(gemm_ws_repacked_bytes(type, N, K, true)));
+    EXPECT_THROW(gemm_ws_repack(v, packed.get(), stream.get()), pfx::Error) << type_name(type);
+    EXPECT_THROW(gemm_ws_repack_swiglu({in_range.get(), type, N, K}, v, packed.get(), stream.get()), pfx::Error)
+        << type_name(type);
+    std::printf("  %s: %s\n", type_name(type), why.c_str());
+  }
 }
 
 // Small enough for compute-sanitizer (memcheck, racecheck): every type and variant, a ragged T
