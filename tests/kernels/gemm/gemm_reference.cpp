@@ -68,8 +68,8 @@ std::vector<uint8_t> random_weights(uint32_t t, int64_t N, int64_t K, std::mt199
         put16(blk, random_scale(rng, -12, -6));
         put16(blk + 2, random_scale(rng, -12, -6));
         break;
-      case kQ6K:  // d at 208, inside the fused decode's range (|d| < 2^-10)
-        put16(blk + 208, random_scale(rng, -14, -10));
+      case kQ6K:  // d at 208, inside the fused decode's range (|d| < 2^-10; -10 itself could round up to it)
+        put16(blk + 208, random_scale(rng, -14, -10.01));
         break;
       case kQ8_0:  // d at 0
         put16(blk, random_scale(rng, -12, -6));
