@@ -84,18 +84,11 @@ PFX_HD_UNROLL
       const int h = p >> 2, s = (p >> 1) & 1, w2 = p & 1;
       const uint32_t w0 = c.q[4 * h + 2 * w2], w1 = c.q[4 * h + 2 * w2 + 1];
       uint4 o;
-      fast4(s == 0 ? (w0 << 4) & 0xF0F0F0F0u : w0 & 0xF0F0F0F0u, c.d[s], c.m[s], o.x, o.y);
-      fast4(s == 0 ? (w1 << 4) & 0xF0F0F0F0u : w1 & 0xF0F0F0F0u, c.d[s], c.m[s], o.z, o.w);
+      // Bytes 16·q: fp16(RN(d1·q - m1)) with c.d[s] = d1·2^129.
+      placed_fma4(s == 0 ? (w0 << 4) & 0xF0F0F0F0u : w0 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.x, o.y);
+      placed_fma4(s == 0 ? (w1 << 4) & 0xF0F0F0F0u : w1 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.z, o.w);
       return o;
     }
-  }
-  // Four bytes 16·q -> fp16(RN(d1·q - m1)) as two half2 words; dz = d1·2^129.
-  PFX_HD static void fast4(uint32_t v, float dz, float m1, uint32_t& h01, uint32_t& h23) {
-    float y[4];
-PFX_HD_UNROLL
-    for (int e = 0; e < 4; ++e) y[e] = fma_rn(placed_byte(v, e), dz, -m1);
-    h01 = pack_half2_rn(y[0], y[1]);
-    h23 = pack_half2_rn(y[2], y[3]);
   }
 };
 
@@ -233,14 +226,11 @@ PFX_HD_UNROLL
       const uint32_t* l = (r & 1) ? c.lb : c.la;
       const uint32_t q0 = quants4x4(l[w], c.h[w], r), q1 = quants4x4(l[w + 1], c.h[w + 1], r);
       const float ds = c.ds[r], off = fmul_rn(ds, -0x1p-126f);  // ·(-2^-126): -32·d·sc, exact
-      float y[8];
-PFX_HD_UNROLL
-      for (int e = 0; e < 4; ++e) {
-        y[e] = fma_rn(placed_byte(q0, e), ds, off);  // (4q)·2^-133 · ds·2^131 - 32·ds = ds·(q - 32), exact
-        y[e + 4] = fma_rn(placed_byte(q1, e), ds, off);
-      }
-      return make_uint4(pack_half2_rn(y[0], y[1]), pack_half2_rn(y[2], y[3]), pack_half2_rn(y[4], y[5]),
-                        pack_half2_rn(y[6], y[7]));
+      // (4q)·2^-133 · ds·2^131 - 32·ds = ds·(q - 32), exact
+      uint4 o;
+      placed_fma4(q0, ds, off, o.x, o.y);
+      placed_fma4(q1, ds, off, o.z, o.w);
+      return o;
     }
   }
   // Group r's four 6-bit quants of a word pair as bytes 4q (bits 2..7): the low four bits from

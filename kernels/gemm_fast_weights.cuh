@@ -50,6 +50,18 @@ PFX_HD float placed_byte(uint32_t word, int which) {
   return bits_float(byte_perm(word, 0u, 0x4044u | (static_cast<uint32_t>(which) << 8)));
 }
 
+// Four weights from the bytes of v read in place (placed_byte): y_e = RN(byte_e·2^-133·scale + offset),
+// one FMA each, as two half2 words. With the scale carrying the power of two that undoes the
+// byte's placement, it is the one-FMA decode of q4_K (offset −dmin·m) and q6_K (offset −32·d·sc)
+// in the decode GEMV and the fused GEMM.
+PFX_HD void placed_fma4(uint32_t v, float scale, float offset, uint32_t& h01, uint32_t& h23) {
+  float y[4];
+PFX_HD_UNROLL
+  for (int e = 0; e < 4; ++e) y[e] = fma_rn(placed_byte(v, e), scale, offset);
+  h01 = pack_half2_rn(y[0], y[1]);
+  h23 = pack_half2_rn(y[2], y[3]);
+}
+
 // Bytes of a 16-byte cp.async chunk at src that lie inside the tensor (ending at `end`): 16, or
 // fewer for the chunk that straddles the end, or 0 past it.
 PFX_HD uint32_t chunk_bytes_inside(const uint8_t* src, const uint8_t* end) {

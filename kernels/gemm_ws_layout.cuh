@@ -380,36 +380,39 @@ PFX_HD uint32_t ws_repacked_word_at<kWsF16>(const WsRowSource& src, int64_t pair
 // point at the stage's block of the thread's panel (shared memory on the device, any memory on
 // the host); kt is the k-tile's index inside its group.
 
+// q4_K / q5_K: lane c's pair of a quad, row half c / 2 and sub-block c % 2 of the k-tile ->
+// (d·sc, dmin·m), exact.
+PFX_HD void ws_k4_lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+  const int c = t & 3;
+  const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
+  const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
+  const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
+  const int b = 2 * (c & 1);
+  v0 = fmul_rn(half_bits_to_float(dd), ws_byte_float(sm, b));
+  v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+}
+
 struct WsDecodeQ4K {
   static constexpr int kType = kWsQ4K;
   static constexpr bool kQuadScales = true;
   uint4 q;
   float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc·2^129, dmin·m (exact)
-  // Lane c's pair: row half c / 2, sub-block c % 2 -> (d·sc·2^129, dmin·m). d·2^64·sc and the
-  // ·2^65 are exact while the repack's scales are in range (|d| <= 2^-7: ws_scale_in_range).
+  // Lane c's pair: (d·sc·2^129, dmin·m). The two power-of-two products are exact while the
+  // repack's scales are in range (|d| <= 2^-7: ws_scale_in_range).
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-    const int c = t & 3;
-    const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
-    const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
-    const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
-    const int b = 2 * (c & 1);
-    v0 = fmul_rn(fmul_rn(fmul_rn(half_bits_to_float(dd), 0x1p64f), ws_byte_float(sm, b)), 0x1p65f);
-    v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+    ws_k4_lane_scales(scales, t, kt, v0, v1);
+    v0 = fmul_rn(fmul_rn(v0, 0x1p64f), 0x1p65f);
   }
   PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
   PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
     q = *reinterpret_cast<const uint4*>(quants + 16 * t);
   }
   // Four weights of one row from bytes 16·q (v, the other bits zero) and d1z = d·sc·2^129: each
-  // byte read in place as the float q·2^-129 (ws_placed_byte), so one FMA gives RN(d·sc·q - dmin·m),
+  // byte read in place as the float q·2^-129 (placed_byte), so one FMA gives RN(d·sc·q - dmin·m),
   // ggml's value with its one rounding (zeros signed as ggml's), where the byte's 2^23 + q form
   // needed a subtraction first.
   PFX_HD static void row4(uint32_t v, float d1z, float m1, uint32_t& e01, uint32_t& e23) {
-    float y[4];
-PFX_HD_UNROLL
-    for (int b = 0; b < 4; ++b) y[b] = fma_rn(placed_byte(v, b), d1z, -m1);
-    e01 = pack_half2_rn(y[0], y[1]);
-    e23 = pack_half2_rn(y[2], y[3]);
+    placed_fma4(v, d1z, -m1, e01, e23);
   }
   PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint32_t w = s == 0 ? q.x : s == 1 ? q.y : s == 2 ? q.z : q.w;
@@ -430,13 +433,7 @@ struct WsDecodeQ5K {
   uint32_t hb;
   float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc, dmin·m (exact)
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-    const int c = t & 3;
-    const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
-    const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
-    const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
-    const int b = 2 * (c & 1);
-    v0 = fmul_rn(half_bits_to_float(dd), ws_byte_float(sm, b));
-    v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+    ws_k4_lane_scales(scales, t, kt, v0, v1);
   }
   PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
   PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {
@@ -489,12 +486,7 @@ struct WsDecodeQ6K {
   // A zero comes out +0 where ggml's product is -0 (q = 32 with d·sc < 0, or d·sc = ±0); no
   // wgmma sum sees the sign of a zero weight (its products are zeros, accumulators start at +0).
   PFX_HD static void row4(uint32_t q6x4, float dsz, uint32_t& e01, uint32_t& e23) {
-    const float off = fmul_rn(dsz, -0x1p-126f);  // -32·d·sc, exact
-    float y[4];
-PFX_HD_UNROLL
-    for (int b = 0; b < 4; ++b) y[b] = fma_rn(placed_byte(q6x4, b), dsz, off);
-    e01 = pack_half2_rn(y[0], y[1]);
-    e23 = pack_half2_rn(y[2], y[3]);
+    placed_fma4(q6x4, dsz, fmul_rn(dsz, -0x1p-126f) /* -32·d·sc, exact */, e01, e23);
   }
   PFX_HD void step(int s, uint32_t (&a)[4]) const {
     const uint32_t l = s == 0 ? lo.x : s == 1 ? lo.y : s == 2 ? lo.z : lo.w;

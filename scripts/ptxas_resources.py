@@ -34,6 +34,10 @@ RE_PROPS = re.compile(r"Function properties for (\S+)")
 RE_STACK = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 RE_USED = re.compile(r"Used (\d+) registers")
 RE_SMEM = re.compile(r"(\d+) bytes smem")
+# "(C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to ... for
+# the function '<mangled>'": ptxas's notes on code it could not schedule as written (the wgmma
+# pipeline serialized, C7512 / C7513). They come after the function's figures, by name.
+RE_PERF_NOTE = re.compile(r"\((C\d{4})\) Potential Performance Loss: (.*?)\s*(?:in|for) the function '([^']+)'")
 
 
 def capture(argv):
@@ -64,7 +68,12 @@ def parse_report(text):
     props = {}  # function name -> (stack, spill stores, spill loads); device functions appear too
     current_entry = None
     props_for = None
+    notes = {}  # function name -> ["C7512: <what ptxas says>", ...]
     for line in text.splitlines():
+        m = RE_PERF_NOTE.search(line)
+        if m:
+            notes.setdefault(m.group(3), []).append("%s: %s" % (m.group(1), m.group(2)))
+            continue
         m = RE_ENTRY.search(line)
         if m:
             current_entry = m.group(1)
@@ -90,6 +99,7 @@ def parse_report(text):
     for name, k in kernels.items():
         stack, spill_st, spill_ld = props.get(name, (0, 0, 0))
         k["stack_bytes"], k["spill_store_bytes"], k["spill_load_bytes"] = stack, spill_st, spill_ld
+        k["performance_notes"] = sorted(set(notes.get(name, [])))
     return kernels
 
 
@@ -185,6 +195,7 @@ def assemble(args):
             "spill_store_bytes": k["spill_store_bytes"],
             "spill_load_bytes": k["spill_load_bytes"],
             "stack_bytes": k["stack_bytes"],
+            "performance_notes": k["performance_notes"],
             "static_smem_bytes": k["static_smem_bytes"],
             "dynamic_smem_bytes": info["dynamic_smem_bytes"] if info else None,
             "threads_per_block": info["threads_per_block"] if info else None,

@@ -47,6 +47,15 @@ KernelResourceFile read_kernel_resources(const std::filesystem::path& path) {
     r.static_smem_bytes = num("static_smem_bytes", false);
     r.dynamic_smem_bytes = num("dynamic_smem_bytes", false);
     r.threads_per_block = static_cast<int>(num("threads_per_block", false));
+    if (k.contains("performance_notes")) {
+      const auto& n = k["performance_notes"];
+      if (!n.is_array()) fail(where, ": field 'performance_notes' must be a list of strings, got ", n.dump());
+      r.performance_notes.emplace();
+      for (const auto& note : n) {
+        if (!note.is_string()) fail(where, ": field 'performance_notes' must be a list of strings, got ", n.dump());
+        r.performance_notes->push_back(note.get<std::string>());
+      }
+    }
     f.kernels.push_back(r);
   }
   return f;

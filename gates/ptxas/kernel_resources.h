@@ -3,6 +3,7 @@
 // stack and shared memory per kernel, as ptxas reported them.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct KernelResources {
   long spill_store_bytes = 0, spill_load_bytes = 0, stack_bytes = 0;
   long static_smem_bytes = 0, dynamic_smem_bytes = 0;
   int threads_per_block = 0;  // 0: not known
+  // ptxas's "Potential Performance Loss" notes on the kernel ("C7512: wgmma.mma_async instructions
+  // are serialized due to insufficient register resources"); nullopt where the file predates them.
+  std::optional<std::vector<std::string>> performance_notes;
   long smem_bytes() const { return static_smem_bytes + dynamic_smem_bytes; }
   long spill_bytes() const { return spill_store_bytes + spill_load_bytes; }
 };

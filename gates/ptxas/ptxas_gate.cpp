@@ -3,6 +3,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -23,6 +24,29 @@ std::map<std::string, const KernelResources*> by_key(const KernelResourceFile& f
   std::map<std::string, const KernelResources*> m;
   for (const auto& k : f.kernels) m[count[k.name] > 1 ? k.name + " [" + k.mangled + "]" : k.name] = &k;
   return m;
+}
+
+// ptxas's performance notes on the candidate's kernel that its baseline kernel has not (all of
+// them for an added kernel); nullopt when that cannot be told (either file predates the notes).
+std::optional<std::vector<std::string>> new_performance_notes(const KernelResources& cand, const KernelResources* base,
+                                                              bool baseline_file) {
+  if (!cand.performance_notes) return std::nullopt;
+  if (!base) {
+    if (baseline_file) return *cand.performance_notes;
+    return std::nullopt;
+  }
+  if (!base->performance_notes) return std::nullopt;
+  std::vector<std::string> fresh;
+  for (const auto& n : *cand.performance_notes)
+    if (std::find(base->performance_notes->begin(), base->performance_notes->end(), n) == base->performance_notes->end())
+      fresh.push_back(n);
+  return fresh;
+}
+
+std::string note_codes(const std::vector<std::string>& notes) {
+  std::string s;
+  for (const auto& n : notes) s += (s.empty() ? "" : ", ") + n.substr(0, n.find(':'));
+  return s;
 }
 
 }  // namespace
@@ -78,9 +102,18 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
     } else {
       line << ", blocks/SM unknown (threads per block not recorded)";
     }
+    // ptxas's performance notes (wgmma serialized, C7512 / C7513): a note the baseline's kernel
+    // did not have fails the check; one that cannot be compared leaves it inconclusive.
+    const auto fresh = new_performance_notes(*k, b, baseline != nullptr);
+    if (k->performance_notes && !k->performance_notes->empty()) {
+      line << ", ptxas " << note_codes(*k->performance_notes);
+      if (fresh) line << (fresh->empty() ? " (as baseline)" : " (NEW)");
+      row["performance_notes"] = *k->performance_notes;
+    }
     row["summary"] = line.str();
     const bool changed = !b || b->registers != k->registers || b->spill_bytes() != k->spill_bytes() ||
-                         b->smem_bytes() != k->smem_bytes() || b->stack_bytes != k->stack_bytes;
+                         b->smem_bytes() != k->smem_bytes() || b->stack_bytes != k->stack_bytes ||
+                         (fresh && !fresh->empty());
     if (changed && baseline) changed_lines.push_back(key + " " + line.str());
 
     std::vector<std::string> violations;
@@ -115,12 +148,18 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
         }
       }
     }
+    if (fresh)
+      for (const auto& n : *fresh) violations.push_back("ptxas " + n + " (new: the baseline's kernel has no such note)");
     row["budgets"] = applied;
     cmp.budgeted = !applied.empty();
     compared.push_back(cmp);
     if (!violations.empty()) {
       c.status = Status::Fail;
       for (size_t i = 0; i < violations.size(); ++i) c.reason += (i ? "; " : "") + violations[i];
+    } else if (!fresh && k->performance_notes && !k->performance_notes->empty()) {
+      c.status = Status::Inconclusive;
+      c.reason = line.str() + ": the baseline's resource file records no ptxas notes, so whether " +
+                 note_codes(*k->performance_notes) + " is new cannot be told";
     } else {
       c.reason = line.str() + (applied.empty() ? " (no budget)" : " (within budget)");
     }

@@ -1,7 +1,10 @@
 // The ptxas gate: per kernel, registers, spills, stack, shared memory and the blocks/SM they
 // allow on sm_90, baseline → candidate, against budgets per kernel-name glob from the gate
 // profile (gates.ptxas.budgets: [{kernels: "k_gemm_q6k*", max_regs: 96, max_spill_bytes: 0,
-// max_stack_bytes, max_smem_bytes, min_blocks_per_sm: 2}]). Needs no GPU, only a CUDA build.
+// max_stack_bytes, max_smem_bytes, min_blocks_per_sm: 2}]). A ptxas performance note on a kernel
+// that its baseline kernel did not have (C7512 / C7513: the wgmma pipeline serialized, which no
+// register or spill figure shows) fails the kernel's check; where the baseline's file predates the
+// notes, a noted kernel's check is inconclusive. Needs no GPU, only a CUDA build.
 #pragma once
 #include <nlohmann/json.hpp>
 

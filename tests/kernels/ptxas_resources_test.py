@@ -19,6 +19,7 @@ ptxas info    : Compiling entry function '_ZN3pfx7kernels20k_attn_flash_prefillI
 ptxas info    : Function properties for _ZN3pfx7kernels20k_attn_flash_prefillILi128EEEvPKtS3_S3_Ptiiiiif
     24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
 ptxas info    : Used 255 registers, used 1 barriers, 380 bytes cmem[0]
+ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register resources for the function '_ZN3pfx7kernels20k_attn_flash_prefillILi128EEEvPKtS3_S3_Ptiiiiif'
 """
 
 
@@ -69,6 +70,10 @@ class Assemble(unittest.TestCase):
         f = by["k_attn_flash_prefill<128>"]
         self.assertEqual((f["registers"], f["spill_store_bytes"], f["spill_load_bytes"], f["stack_bytes"],
                           f["static_smem_bytes"], f["dynamic_smem_bytes"]), (255, 8, 12, 24, 0, 81920))
+        # ptxas's performance notes, by function name: [] where it has none.
+        self.assertEqual(a["performance_notes"], [])
+        self.assertEqual(f["performance_notes"], ["C7512: wgmma.mma_async instructions are serialized due to "
+                                                  "insufficient register resources"])
         text = open(os.path.join(self.tmp.name, "out", "r.txt")).read()
         self.assertIn("# ---- kernels/mixed.cu ----", text)
         self.assertIn("Used 255 registers", text)

@@ -15,6 +15,8 @@
 #include "cuda/cuda_backend.h"
 #include "metrics/compare.h"
 #include "model/greedy.h"
+#include "synth/synth.h"
+#include "temp_dir.h"
 #include "util/error.h"
 #include "util/fixtures.h"
 #include "util/npy.h"
@@ -184,4 +186,31 @@ TEST(CudaBackend, RejectsOverrunAndBadTokens) {
   EXPECT_THROW(b.forward(five, false), pfx::Error);
   EXPECT_THROW(b.forward(bad, false), pfx::Error);
   EXPECT_EQ(b.position(), 0);
+}
+
+// A matrix whose q4_K block scales lie outside the fused GEMM's one-FMA decode (attn_output's
+// init 160 times the profile's: |d| > 2^-7) is refused by the repack and runs on cuBLAS: the
+// backend names it in fallbacks(), and the fast path still matches the generic one.
+TEST(CudaBackend, ScalesOutsideTheFusedDecodeFallBackToCublas) {
+  REQUIRE_GPU();
+  const pfx::test::TempDir dir("cuda-big-scales");
+  const auto profile = pfx::synth::load_profile(fs::path(PFX_SOURCE_DIR) / "profiles" / "models" / "tiny.yaml",
+                                                {"init.gain.attn_output=80"});
+  pfx::synth::write_synthetic_model(profile, dir.path() / "big.gguf", 7, nullptr, 2);
+  const auto model = pfx::model::Model::load(dir.path() / "big.gguf");
+  const int64_t V = model.config().n_vocab, T = 40;
+  std::vector<int32_t> prompt(T);
+  for (int64_t i = 0; i < T; ++i) prompt[static_cast<size_t>(i)] = static_cast<int32_t>(3 + (i * 37) % (V - 3));
+  CudaBackend fast(model, Path::Fast, T + 8, pfx::cuda::FastGemm::Fused);
+  const auto got = fast.forward(prompt, true);
+  int refused = 0;
+  for (const std::string& f : fast.fallbacks())
+    if (f.find("attn_output") != std::string::npos && f.find("outside the fused decode's range") != std::string::npos)
+      ++refused;
+  EXPECT_EQ(refused, profile.n_layer) << "every layer's attn_output refused by the repack";
+  const auto generic = run_logits(model, Path::Generic, prompt);
+  const auto parity = pfx::compare_logits(got.data(), generic.data(), T, V);
+  std::cout << "[ parity   ] big attn_output scales, fast/fused vs generic: " << describe(parity) << "\n";
+  EXPECT_FALSE(parity.has_nan);
+  EXPECT_LE(parity.rel, 1e-3);
 }

@@ -117,3 +117,65 @@ TEST(PtxasGate, MinBlocksBudgetAndEmptyFile) {
   settle_from_checks(none);
   EXPECT_EQ(none.status, Status::Fail);  // zero kernels: checked nothing
 }
+
+// ptxas's performance notes (C7512: wgmma serialized): a note the baseline's kernel lacks fails its
+// check, one it has too passes, and one that cannot be compared (a baseline file from before the
+// notes were recorded) is inconclusive, never a pass.
+TEST(PtxasGate, NewWgmmaSerializationFailsAndUnknownIsInconclusive) {
+  const std::string c7512 = "C7512: wgmma.mma_async instructions are serialized due to insufficient register resources";
+  KernelResources k{"k_gemm_ws<12, 256, true>", "", "", 168, 0, 0, 0, 0, 200000, 384};
+  KernelResourceFile base, cand;
+  base.arch = cand.arch = "sm_90a";
+  k.performance_notes = std::vector<std::string>{};
+  base.kernels.push_back(k);
+  k.performance_notes = std::vector<std::string>{c7512};
+  cand.kernels.push_back(k);
+  const auto judge = [](const KernelResourceFile* b, const KernelResourceFile& c) {
+    GateResult r;
+    r.gate = "ptxas";
+    compare_kernel_resources(r, b, c, nlohmann::json::parse(R"([{"kernels":"*","max_spill_bytes":0}])"), "p.yaml");
+    settle_from_checks(r);
+    return r;
+  };
+  const GateResult fresh = judge(&base, cand);
+  EXPECT_EQ(fresh.status, Status::Fail);
+  EXPECT_NE(fresh.checks[0].reason.find("ptxas " + c7512 + " (new"), std::string::npos) << fresh.checks[0].reason;
+  EXPECT_NE(fresh.evidence.find("ptxas C7512 (NEW)"), std::string::npos) << fresh.evidence;
+
+  const GateResult kept = judge(&cand, cand);
+  EXPECT_EQ(kept.status, Status::Pass) << kept.checks[0].reason;
+  EXPECT_NE(kept.checks[0].reason.find("ptxas C7512 (as baseline)"), std::string::npos) << kept.checks[0].reason;
+
+  KernelResourceFile old_base = base;
+  old_base.kernels[0].performance_notes.reset();  // a file written before the notes were recorded
+  const GateResult unknown = judge(&old_base, cand);
+  EXPECT_EQ(unknown.checks[0].status, Status::Inconclusive) << unknown.checks[0].reason;
+  EXPECT_NE(unknown.checks[0].reason.find("cannot be told"), std::string::npos) << unknown.checks[0].reason;
+  EXPECT_NE(unknown.status, Status::Pass);
+
+  KernelResourceFile added = cand;  // a kernel the baseline does not have, serialized from the start
+  added.kernels[0].name = "k_new";
+  EXPECT_EQ(judge(&base, added).status, Status::Fail);
+  EXPECT_EQ(judge(&base, base).status, Status::Pass);  // no notes anywhere
+}
+
+TEST(KernelResources, PerformanceNotesAreReadOrNamedWhenMalformed) {
+  const fs::path p = fs::temp_directory_path() / "pfx-notes-resources.json";
+  const auto write = [&](const std::string& notes) {
+    std::ofstream(p) << R"({"schema":"kernel-resources/1","kernels":[{"name":"k_a","registers":3,"spill_store_bytes":0,)"
+                        R"("spill_load_bytes":0)" + notes + "}]}";
+  };
+  write("");
+  EXPECT_FALSE(read_kernel_resources(p).kernels[0].performance_notes.has_value());
+  write(R"(,"performance_notes":["C7512: x"])");
+  EXPECT_EQ(read_kernel_resources(p).kernels[0].performance_notes, std::vector<std::string>{"C7512: x"});
+  write(R"(,"performance_notes":"C7512")");
+  try {
+    read_kernel_resources(p);
+    FAIL();
+  } catch (const pfx::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kernels[0]: field 'performance_notes' must be a list of strings"), std::string::npos)
+        << e.what();
+  }
+  fs::remove(p);
+}
