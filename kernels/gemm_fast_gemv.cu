@@ -224,7 +224,8 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
       uint4 b[kGemvPairs];
       gemv_direct_x<D, kT>(xg, u, g, tq, b);
       // The unit's decode: the one-FMA form where every row of the warp's unit allows it (a vote on
-      // the raw headers, warp-uniform), else the exact two-step form; the same outputs either way (kernels/gemm_fast_gemv_direct.cuh).
+      // the raw headers, warp-uniform), else the exact two-step form; the same outputs either way
+      // (kernels/gemm_fast_gemv_direct.cuh).
       const bool fast = D::kFastDecode && __all_sync(0xFFFFFFFFu, gemv_direct_fast_ok<D>(r_lo, r_hi));
       typename D::Ctx c_lo, c_hi;
       if constexpr (D::kFastDecode) {
