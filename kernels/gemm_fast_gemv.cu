@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
       typename D::Ctx c_lo, c_hi;
       if constexpr (D::kFastDecode) {
         if (fast) {
-          c_lo = D::template prepare<true>(r_lo, tq), c_hi = D::template prepare<true>(r_hi, tq);
+          c_lo = D::fast_prepare(r_lo, tq), c_hi = D::fast_prepare(r_hi, tq);
         } else {
           c_lo = D::prepare(r_lo, tq), c_hi = D::prepare(r_hi, tq);
         }

@@ -10,7 +10,7 @@
 //                              ahead of use so that they are in flight while the lane decodes;
 //   Ctx  prepare(raw, tq)      the per-row scales and quants, once per unit;
 //   uint4 pair(ctx, tq, p)     8 fp16 weights (k0(p, tq) .. +7) as four half2 words.
-// q4_K and q6_K also have a one-FMA decode (kFastDecode: prepare<true> / pair<true>; the same fp16
+// q4_K and q6_K also have a one-FMA decode (kFastDecode: fast_prepare / fast_pair; the same fp16
 // bits, but for q6_K's zeros, which may be +0 where ggml's are -0: kFastZeroSigns), valid where
 // fast_ok(raw) holds for every lane of the warp (the kernel votes once per unit):
 // a quant byte placed in bits 16..23 of a float's bits, all higher bits zero, is the float
@@ -60,35 +60,27 @@ struct DirectQ4K {
   // |d| <= 2^-7 keeps |d1·2^129| <= 63·2^122, finite.
   static constexpr bool kFastDecode = true;
   static constexpr bool kFastZeroSigns = true;  // the signs of zeros too: RN(d1·q - m1) is one FMA
-  PFX_HD static bool fast_ok(const Raw& r) { return (r.hdr.x & 0x7FFFu) <= 0x2000u; }  // |d| <= 2^-7
-  template <bool kFast = false>
-  PFX_HD static Ctx prepare(const Raw& r, int tq) {
-    if constexpr (!kFast) {
-      return U::prepare_regs(r.hdr, r.q0, r.q1, tq);
-    } else {
-      Ctx c;
-      c.q[0] = r.q0.x, c.q[1] = r.q0.y, c.q[2] = r.q0.z, c.q[3] = r.q0.w;
-      c.q[4] = r.q1.x, c.q[5] = r.q1.y, c.q[6] = r.q1.z, c.q[7] = r.q1.w;
-      U::scales(r.hdr, tq, 1.0f, c);  // |d1| of both sub-blocks, d's sign, m1
-      const float sgn_2p64 = fmul_rn(c.sgn, 0x1p64f);  // ±2^64
+  PFX_HD static bool fast_ok(const Raw& r) { return placed_q4k_scale_ok(r.hdr.x); }
+  PFX_HD static Ctx prepare(const Raw& r, int tq) { return U::prepare_regs(r.hdr, r.q0, r.q1, tq); }
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
+  PFX_HD static Ctx fast_prepare(const Raw& r, int tq) {
+    Ctx c;
+    c.q[0] = r.q0.x, c.q[1] = r.q0.y, c.q[2] = r.q0.z, c.q[3] = r.q0.w;
+    c.q[4] = r.q1.x, c.q[5] = r.q1.y, c.q[6] = r.q1.z, c.q[7] = r.q1.w;
+    U::scales(r.hdr, tq, 1.0f, c);  // |d1| of both sub-blocks, d's sign, m1
+    const float sgn_2p64 = fmul_rn(c.sgn, 0x1p64f);  // ±2^64
 PFX_HD_UNROLL
-      for (int s = 0; s < 2; ++s) c.d[s] = fmul_rn(fmul_rn(c.d[s], sgn_2p64), 0x1p65f);  // ·2^65, exact
-      return c;
-    }
+    for (int s = 0; s < 2; ++s) c.d[s] = fmul_rn(fmul_rn(c.d[s], sgn_2p64), 0x1p65f);  // ·2^65, exact
+    return c;
   }
-  template <bool kFast = false>
-  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
-    if constexpr (!kFast) {
-      return U::pair(c, tq, p);
-    } else {
-      const int h = p >> 2, s = (p >> 1) & 1, w2 = p & 1;
-      const uint32_t w0 = c.q[4 * h + 2 * w2], w1 = c.q[4 * h + 2 * w2 + 1];
-      uint4 o;
-      // Bytes 16·q: fp16(RN(d1·q - m1)) with c.d[s] = d1·2^129.
-      placed_fma4(s == 0 ? (w0 << 4) & 0xF0F0F0F0u : w0 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.x, o.y);
-      placed_fma4(s == 0 ? (w1 << 4) & 0xF0F0F0F0u : w1 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.z, o.w);
-      return o;
-    }
+  PFX_HD static uint4 fast_pair(const Ctx& c, int /*tq*/, int p) {
+    const int h = p >> 2, s = (p >> 1) & 1, w2 = p & 1;
+    const uint32_t w0 = c.q[4 * h + 2 * w2], w1 = c.q[4 * h + 2 * w2 + 1];
+    uint4 o;
+    // Bytes 16·q: fp16(RN(d1·q - m1)) with c.d[s] = d1·2^129.
+    placed_fma4(s == 0 ? (w0 << 4) & 0xF0F0F0F0u : w0 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.x, o.y);
+    placed_fma4(s == 0 ? (w1 << 4) & 0xF0F0F0F0u : w1 & 0xF0F0F0F0u, c.d[s], -c.m[s], o.z, o.w);
+    return o;
   }
 };
 
@@ -200,9 +192,9 @@ PFX_HD_UNROLL
   // weight: its product is a zero, and the accumulators start at +0, so a sum of zeros is +0.
   static constexpr bool kFastDecode = true;
   static constexpr bool kFastZeroSigns = false;
-  PFX_HD static bool fast_ok(const Raw& r) { return (r.d & 0x7FFFu) < 0x1400u; }  // |d| < 2^-10
+  PFX_HD static bool fast_ok(const Raw& r) { return placed_q6k_scale_ok(r.d); }
   template <bool kFast = false>
-  PFX_HD static Ctx prepare(const Raw& r, int /*tq*/) {
+  PFX_HD static Ctx prepare_scaled(const Raw& r) {
     Ctx c;
     align16(r.w[0], r.s, c.la);
     align16(r.w[1], r.s, c.lb);
@@ -217,21 +209,19 @@ PFX_HD_UNROLL
     }
     return c;
   }
-  template <bool kFast = false>
-  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) {
-    if constexpr (!kFast) {
-      return U::pair(c, tq, p);
-    } else {
-      const int r = p >> 1, w = 2 * (p & 1);
-      const uint32_t* l = (r & 1) ? c.lb : c.la;
-      const uint32_t q0 = quants4x4(l[w], c.h[w], r), q1 = quants4x4(l[w + 1], c.h[w + 1], r);
-      const float ds = c.ds[r], off = fmul_rn(ds, -0x1p-126f);  // ·(-2^-126): -32·d·sc, exact
-      // (4q)·2^-133 · ds·2^131 - 32·ds = ds·(q - 32), exact
-      uint4 o;
-      placed_fma4(q0, ds, off, o.x, o.y);
-      placed_fma4(q1, ds, off, o.z, o.w);
-      return o;
-    }
+  PFX_HD static Ctx prepare(const Raw& r, int /*tq*/) { return prepare_scaled<false>(r); }
+  PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
+  PFX_HD static Ctx fast_prepare(const Raw& r, int /*tq*/) { return prepare_scaled<true>(r); }
+  PFX_HD static uint4 fast_pair(const Ctx& c, int /*tq*/, int p) {
+    const int r = p >> 1, w = 2 * (p & 1);
+    const uint32_t* l = (r & 1) ? c.lb : c.la;
+    const uint32_t q0 = quants4x4(l[w], c.h[w], r), q1 = quants4x4(l[w + 1], c.h[w + 1], r);
+    const float ds = c.ds[r], off = fmul_rn(ds, -0x1p-126f);  // ·(-2^-126): -32·d·sc, exact
+    // (4q)·2^-133 · ds·2^131 - 32·ds = ds·(q - 32), exact
+    uint4 o;
+    placed_fma4(q0, ds, off, o.x, o.y);
+    placed_fma4(q1, ds, off, o.z, o.w);
+    return o;
   }
   // Group r's four 6-bit quants of a word pair as bytes 4q (bits 2..7): the low four bits from
   // l (low nibbles for r < 2, high for r >= 2), the top two from bits 2r, 2r + 1 of h's bytes.
@@ -264,7 +254,7 @@ PFX_HD_UNROLL
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first
 // MMA of each pair) or 1 (the second): two independent chains of 8, summed once at the end.
-// kFast: lo and hi come from prepare<true> (the one-FMA decode).
+// kFast: lo and hi come from fast_prepare (the one-FMA decode).
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
@@ -275,7 +265,7 @@ PFX_HD_UNROLL
   for (int p = 0; p < kGemvPairs; ++p) {
     uint4 wl, wh;
     if constexpr (kFast) {
-      wl = D::template pair<true>(lo, tq, p), wh = D::template pair<true>(hi, tq, p);
+      wl = D::fast_pair(lo, tq, p), wh = D::fast_pair(hi, tq, p);
     } else {
       wl = D::pair(lo, tq, p), wh = D::pair(hi, tq, p);
     }

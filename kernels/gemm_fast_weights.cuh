@@ -62,6 +62,12 @@ PFX_HD_UNROLL
   h23 = pack_half2_rn(y[2], y[3]);
 }
 
+// Where the one-FMA decode's scaled scale is finite, from a block's fp16 d (bits): q4_K |d| <= 2^-7
+// (d·sc·2^129 with sc <= 63), q6_K |d| < 2^-10 (d·sc·2^131 with |sc| <= 128); NaN and infinities
+// outside. llama.cpp's quantizers give such d for weights up to about 7 (q4_K) and 4 (q6_K).
+PFX_HD bool placed_q4k_scale_ok(uint32_t d_bits) { return (d_bits & 0x7FFFu) <= 0x2000u; }
+PFX_HD bool placed_q6k_scale_ok(uint32_t d_bits) { return (d_bits & 0x7FFFu) < 0x1400u; }
+
 // Bytes of a 16-byte cp.async chunk at src that lie inside the tensor (ending at `end`): 16, or
 // fewer for the chunk that straddles the end, or 0 past it.
 PFX_HD uint32_t chunk_bytes_inside(const uint8_t* src, const uint8_t* end) {

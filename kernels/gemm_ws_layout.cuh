@@ -71,12 +71,10 @@ PFX_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23
 // Byte `b` of `word_x80` (an int8 with its sign bit flipped) as a float, exactly.
 PFX_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
 
-// Whether a GGUF block's scale d (fp16 bits) is inside the range the decoders below take: q4_K
-// |d| <= 2^-7, q6_K |d| < 2^-10 (NaN and infinities outside), every other type any d. llama.cpp's
-// quantizers give such d for weights up to about 7 (q4_K) and 4 (q6_K) in magnitude.
+// Whether a GGUF block's scale d (fp16 bits) is inside the range the decoders below take: the
+// one-FMA decode's (placed_q4k_scale_ok / placed_q6k_scale_ok) for q4_K and q6_K, any d otherwise.
 PFX_HD bool ws_scale_in_range(int type, uint32_t d_bits) {
-  const uint32_t a = d_bits & 0x7FFFu;
-  return type == kWsQ4K ? a <= 0x2000u : type == kWsQ6K ? a < 0x1400u : true;
+  return type == kWsQ4K ? placed_q4k_scale_ok(d_bits) : type == kWsQ6K ? placed_q6k_scale_ok(d_bits) : true;
 }
 // Where a block keeps that d: q4_K at byte 0, q6_K at byte 208 (-1: no range to check).
 PFX_HD int ws_scale_offset_in_block(int type) { return type == kWsQ4K ? 0 : type == kWsQ6K ? 208 : -1; }

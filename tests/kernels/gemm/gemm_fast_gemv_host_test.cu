@@ -306,7 +306,7 @@ void check_gemv_direct(int64_t N, int64_t K, uint64_t seed, float scale_factor =
         std::vector<std::array<uint32_t, 4>> fast_a;
         if constexpr (D::kFastDecode) {
           if (fast) {
-            const typename D::Ctx flo = D::template prepare<true>(r_lo, tq), fhi = D::template prepare<true>(r_hi, tq);
+            const typename D::Ctx flo = D::fast_prepare(r_lo, tq), fhi = D::fast_prepare(r_hi, tq);
             gemv_direct_mmas<D, true>(flo, fhi, b, tq, [&](int, const uint32_t (&a)[4], uint32_t, uint32_t) {
               fast_a.push_back({a[0], a[1], a[2], a[3]});
             });

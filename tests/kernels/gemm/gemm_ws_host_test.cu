@@ -152,6 +152,24 @@ TEST(GemmWsLayout, RandomWeightsIncludeNegativeScales) {
   }
 }
 
+// The range the one-FMA decodes take (fp16 bits of d): q4_K |d| <= 2^-7, q6_K |d| < 2^-10, either
+// sign; infinities and NaN outside; every d for the other types.
+TEST(GemmWsLayout, ScaleRangeOfTheOneFmaDecodes) {
+  EXPECT_TRUE(ws_scale_in_range(kWsQ4K, 0x2000));   // 2^-7
+  EXPECT_TRUE(ws_scale_in_range(kWsQ4K, 0xA000));   // -2^-7
+  EXPECT_FALSE(ws_scale_in_range(kWsQ4K, 0x2001));  // just above
+  EXPECT_TRUE(ws_scale_in_range(kWsQ6K, 0x13FF));   // just below 2^-10
+  EXPECT_FALSE(ws_scale_in_range(kWsQ6K, 0x1400));  // 2^-10
+  EXPECT_FALSE(ws_scale_in_range(kWsQ6K, 0x9400));  // -2^-10
+  for (int t : {kWsQ4K, kWsQ6K}) {
+    EXPECT_FALSE(ws_scale_in_range(t, 0x7C00)) << t;  // inf
+    EXPECT_FALSE(ws_scale_in_range(t, 0x7E00)) << t;  // NaN
+    EXPECT_TRUE(ws_scale_in_range(t, 0x0000)) << t;
+    EXPECT_TRUE(ws_scale_in_range(t, 0x8001)) << t;   // a negative subnormal
+  }
+  for (int t : {kWsQ5K, kWsQ8_0, kWsF16}) EXPECT_TRUE(ws_scale_in_range(t, 0x7C00)) << t;
+}
+
 TEST(GemmWsHost, UnsupportedReasonsAndArgumentChecks) {
   EXPECT_EQ(gemm_ws_unsupported_reason(kQ4K, 4096, 4096), "");
   EXPECT_EQ(gemm_ws_unsupported_reason(kF16, 64, 64), "");
