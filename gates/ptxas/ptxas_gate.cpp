@@ -160,6 +160,12 @@ void compare_kernel_resources(GateResult& r, const KernelResourceFile* baseline,
       c.status = Status::Inconclusive;
       c.reason = line.str() + ": the baseline's resource file records no ptxas notes, so whether " +
                  note_codes(*k->performance_notes) + " is new cannot be told";
+    } else if (!k->performance_notes && b && b->performance_notes) {
+      // The candidate's build wrote its file without the notes its baseline's build recorded (an
+      // older or edited scripts/ptxas_resources.py): a serialization it hides is not a pass.
+      c.status = Status::Inconclusive;
+      c.reason = line.str() + ": the candidate's resource file records no ptxas notes where the baseline's does, "
+                              "so a serialized wgmma (C7512 / C7513) cannot be ruled out";
     } else {
       c.reason = line.str() + (applied.empty() ? " (no budget)" : " (within budget)");
     }

@@ -4,7 +4,8 @@
 // max_stack_bytes, max_smem_bytes, min_blocks_per_sm: 2}]). A ptxas performance note on a kernel
 // that its baseline kernel did not have (C7512 / C7513: the wgmma pipeline serialized, which no
 // register or spill figure shows) fails the kernel's check; where the baseline's file predates the
-// notes, a noted kernel's check is inconclusive. Needs no GPU, only a CUDA build.
+// notes, a noted kernel's check is inconclusive, and so is every kernel whose candidate file lacks
+// the notes its baseline's file records. Needs no GPU, only a CUDA build.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -120,7 +120,8 @@ TEST(PtxasGate, MinBlocksBudgetAndEmptyFile) {
 
 // ptxas's performance notes (C7512: wgmma serialized): a note the baseline's kernel lacks fails its
 // check, one it has too passes, and one that cannot be compared (a baseline file from before the
-// notes were recorded) is inconclusive, never a pass.
+// notes were recorded, or a candidate file without the notes its baseline records) is
+// inconclusive, never a pass.
 TEST(PtxasGate, NewWgmmaSerializationFailsAndUnknownIsInconclusive) {
   const std::string c7512 = "C7512: wgmma.mma_async instructions are serialized due to insufficient register resources";
   KernelResources k{"k_gemm_ws<12, 256, true>", "", "", 168, 0, 0, 0, 0, 200000, 384};
@@ -152,6 +153,12 @@ TEST(PtxasGate, NewWgmmaSerializationFailsAndUnknownIsInconclusive) {
   EXPECT_EQ(unknown.checks[0].status, Status::Inconclusive) << unknown.checks[0].reason;
   EXPECT_NE(unknown.checks[0].reason.find("cannot be told"), std::string::npos) << unknown.checks[0].reason;
   EXPECT_NE(unknown.status, Status::Pass);
+
+  KernelResourceFile unrecorded = cand;  // the candidate's build stopped recording the notes
+  unrecorded.kernels[0].performance_notes.reset();
+  const GateResult hidden = judge(&base, unrecorded);
+  EXPECT_EQ(hidden.checks[0].status, Status::Inconclusive) << hidden.checks[0].reason;
+  EXPECT_NE(hidden.checks[0].reason.find("cannot be ruled out"), std::string::npos) << hidden.checks[0].reason;
 
   KernelResourceFile added = cand;  // a kernel the baseline does not have, serialized from the start
   added.kernels[0].name = "k_new";
