@@ -6,8 +6,10 @@
 // consecutive k0(p, tq) .. +7 of the unit). One unit = one 256-weight super-block of a row.
 //
 // Per type, a `Direct*` struct with
-//   Raw  fetch(blk, tq)        the loads of one row's unit (blk = its super-block), issued a unit
-//                              ahead of use so that they are in flight while the lane decodes;
+//   Raw  fetch<Ld>(blk, tq)    the loads of one row's unit (blk = its super-block), issued a unit
+//                              ahead of use so that they are in flight while the lane decodes
+//                              (Ld: global memory's read-only path, or a copy of the blocks in
+//                              shared memory with the same address % 16: the ring kernel);
 //   Ctx  prepare(raw, tq)      the per-row scales and quants, once per unit;
 //   uint4 pair(ctx, tq, p)     8 fp16 weights (k0(p, tq) .. +7) as four half2 words.
 // q4_K and q6_K also have a one-FMA decode (kFastDecode: fast_prepare / fast_pair; the same fp16
@@ -51,9 +53,10 @@ struct DirectQ4K {
     uint4 hdr, q0, q1;  // d, dmin, scales[12]; qs bytes [32tq, 32tq + 32)
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
+  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
-    return Raw{ldg_ro(reinterpret_cast<const uint4*>(blk)), ldg_ro(reinterpret_cast<const uint4*>(blk + 16 + 32 * tq)),
-               ldg_ro(reinterpret_cast<const uint4*>(blk + 32 + 32 * tq))};
+    return Raw{Ld::load(reinterpret_cast<const uint4*>(blk)), Ld::load(reinterpret_cast<const uint4*>(blk + 16 + 32 * tq)),
+               Ld::load(reinterpret_cast<const uint4*>(blk + 32 + 32 * tq))};
   }
   // Fast decode: both nibbles moved to bits 4..7 of their byte (16·q), read as q·2^-129; with
   // d[s] = d1·2^129 (signed: the sign and zero rules follow from the one FMA, as in ggml).
@@ -106,8 +109,9 @@ struct DirectQ5K {
     uint32_t h[8];  // qh bytes 4i .. 4i + 3 (the fifth bits of q[i]'s elements)
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
+  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
-    const auto at = [&](int off) { return ldg_ro(reinterpret_cast<const uint4*>(blk + off)); };
+    const auto at = [&](int off) { return Ld::load(reinterpret_cast<const uint4*>(blk + off)); };
     return Raw{at(0), at(16), at(32), at(48 + 32 * tq), at(64 + 32 * tq)};
   }
   PFX_HD static Ctx prepare(const Raw& r, int tq) {
@@ -156,6 +160,7 @@ struct DirectQ6K {
     uint16_t s;  // block address % 8: where the pieces start in their windows
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
+  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
     const int hh = tq >> 1, l0 = 16 * (tq & 1);
     const int off[3] = {64 * hh + l0, 64 * hh + 32 + l0, 128 + 32 * hh + l0};
@@ -166,12 +171,12 @@ PFX_HD_UNROLL
     for (int j = 0; j < 3; ++j) {
       const uint2* w = reinterpret_cast<const uint2*>((a + static_cast<uintptr_t>(off[j])) & ~static_cast<uintptr_t>(7));
 PFX_HD_UNROLL
-      for (int i = 0; i < 3; ++i) r.w[j][i] = ldg_ro(w + i);
+      for (int i = 0; i < 3; ++i) r.w[j][i] = Ld::load(w + i);
     }
     const int8_t* sc = reinterpret_cast<const int8_t*>(blk + 192 + 8 * hh + (tq & 1));
 PFX_HD_UNROLL
-    for (int q = 0; q < 4; ++q) r.sc[q] = ldg_ro(sc + 2 * q);
-    r.d = ldg_ro(reinterpret_cast<const uint16_t*>(blk + 208));
+    for (int q = 0; q < 4; ++q) r.sc[q] = Ld::load(sc + 2 * q);
+    r.d = Ld::load(reinterpret_cast<const uint16_t*>(blk + 208));
     return r;
   }
   // Bytes [s, s + 16) of a 24-byte window (s even, < 8) as four words.
