@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_weights.cuh"
@@ -251,21 +252,31 @@ PFX_HD bool gemv_direct_fast_ok(const typename D::Raw& lo, const typename D::Raw
 // The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load; tokens
 // g >= kT are zero columns whose results are never stored). xg = row g of X (any row for g >= kT).
 template <class D, int kT>
+PFX_HD uint4 gemv_direct_x_pair(const uint16_t* xg, int u, int g, int tq, int p) {
+  return g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
+}
+template <class D, int kT>
 PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int g, int tq, uint4 (&b)[kGemvPairs]) {
 PFX_HD_UNROLL
-  for (int p = 0; p < kGemvPairs; ++p)
-    b[p] = g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
+  for (int p = 0; p < kGemvPairs; ++p) b[p] = gemv_direct_x_pair<D, kT>(xg, u, g, tq, p);
 }
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first
 // MMA of each pair) or 1 (the second): two independent chains of 8, summed once at the end.
-// kFast: lo and hi come from fast_prepare (the one-FMA decode).
+// kFast: lo and hi come from fast_prepare (the one-FMA decode). b: the unit's B fragments
+// (gemv_direct_x), or a function of the pair p that loads them when needed (fewer registers).
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
-template <class D, bool kFast = false, class Mma>
-PFX_HD void gemv_direct_mmas(const typename D::Ctx& lo, const typename D::Ctx& hi, const uint4 (&b)[kGemvPairs], int tq,
-                             Mma&& mma) {
+template <class D, bool kFast = false, class B, class Mma>
+PFX_HD void gemv_direct_mmas(const typename D::Ctx& lo, const typename D::Ctx& hi, const B& b, int tq, Mma&& mma) {
+  const auto b_of = [&](int p) -> uint4 {
+    if constexpr (std::is_invocable_v<const B&, int>) {
+      return b(p);
+    } else {
+      return b[p];
+    }
+  };
 PFX_HD_UNROLL
   for (int p = 0; p < kGemvPairs; ++p) {
     uint4 wl, wh;
@@ -276,8 +287,9 @@ PFX_HD_UNROLL
     }
     const uint32_t a0[4] = {wl.x, wh.x, wl.y, wh.y};
     const uint32_t a1[4] = {wl.z, wh.z, wl.w, wh.w};
-    mma(0, a0, b[p].x, b[p].y);
-    mma(1, a1, b[p].z, b[p].w);
+    const uint4 bp = b_of(p);
+    mma(0, a0, bp.x, bp.y);
+    mma(1, a1, bp.z, bp.w);
   }
 }
 

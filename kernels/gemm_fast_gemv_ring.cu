@@ -48,113 +48,126 @@ namespace {
 
 template <class D, int kW>
 struct GemvRingCfg {
-  static constexpr int kThreads = 32 * (kW + 1);  // + the producer warp
+  static constexpr int kThreads = 32 * kW;
+  // Blocks per SM the registers are capped for (__launch_bounds__): 24 warps per SM. The decode
+  // is issue-latency-bound (ncu, session 15: 3.6 resident warps per scheduler, 1.3 eligible), so
+  // resident warps are what a block size buys.
+  static constexpr int kMinBlocks = kW >= 16 ? 1 : 24 / kW;
   // A row's units of one stage, widened to 16-byte bounds on both sides (at most 15 + 15 bytes).
   static constexpr int kRowSlot = (kW * D::kBlockBytes + 30 + 15) / 16 * 16;
   static constexpr int kStageBytes = kGemvRows * kRowSlot;
-  // As many stages as ~100 KiB hold (at most 8), so that two blocks share an SM where their
-  // registers allow (16 consumer warps: ~190 KiB, one block): DRAM's bytes in flight at full
-  // bandwidth (~25-40 KiB per SM) several times over.
-  static constexpr int kRingBudget = (kW >= 16 ? 190 : 100) * 1024;
+  // As many stages as kMinBlocks blocks' share of shared memory holds (at most 8): DRAM's bytes in
+  // flight at full bandwidth (~25-40 KiB per SM) several times over.
+  static constexpr int kRingBudget = (220 * 1024) / kMinBlocks - 8 * 1024;
   static constexpr int kStages = std::min(8, kRingBudget / kStageBytes);
   static constexpr int kSmem = kStages * kStageBytes;
   static_assert(kStages >= 2, "the ring needs two stages");
   static_assert(kSmem + 16 * 1024 <= ::pfx::kernels::sm90::kMaxSmemPerBlock, "ring exceeds shared memory");
 };
 
-// Where unit u's window of a row starts inside its stage slot: the row's unit address % 16.
-template <class D>
-__device__ __forceinline__ uint32_t ring_misalign(const uint8_t* row, int u) {
-  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(row + static_cast<int64_t>(u) * D::kBlockBytes) & 15u);
+// Where a row's window starts inside its stage slot: the row's address % 16 (plus its units' bytes).
+__device__ __forceinline__ uint32_t ring_misalign(const uint8_t* row) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(row) & 15u);
 }
 
-// The producer warp: for every tile the block takes and every stage of it, wait until the consumers
-// freed the ring slot, announce the stage's bytes, and let lanes 0..15 copy their rows' windows.
+// The copies of a block's stages, in order: tile after tile (the block's tiles of the job), stage
+// c of a tile = units [c·kW, c·kW + kW) of its 16 rows. Warp 0 drives it: issue() waits until the
+// consumers freed the stage's ring slot, announces the stage's bytes, and lanes 0..15 each copy
+// their row's window.
 template <class D, int kW>
-__device__ __forceinline__ void gemv_ring_produce(const GemvJob& job, uint8_t* ring, const uint64_t* full,
-                                                  const uint64_t* empty, int lane) {
+struct GemvRingProducer {
   using C = GemvRingCfg<D, kW>;
-  const int units = job.K / kGemvUnitK;
-  const int chunks = (units + kW - 1) / kW;
-  const int r = lane & (kGemvRows - 1);
+  int v;       // tile of the next stage (>= job.tiles: done)
+  int c = 0;   // its stage in the tile
   int slot = 0;
   uint32_t phase = 0;
-#pragma unroll 1
-  for (int v = gemv_group(job) * static_cast<int>(blockIdx.x); v < job.tiles;
-       v = gemv_next_tile(job, v, static_cast<int>(gridDim.x))) {
+
+  __device__ __forceinline__ void issue(const GemvJob& job, uint8_t* ring, uint64_t* full, uint64_t* empty, int units,
+                                        int chunks, int lane) {
+    if (v >= job.tiles) return;
+    const int r = lane & (kGemvRows - 1);
     const GemvTileAt at = gemv_locate(job, v);
     const uint8_t* const row = gemv_part_row(job.part[at.part], at.n0 + r);
-#pragma unroll 1
-    for (int c = 0; c < chunks; ++c) {
-      const int u0 = c * kW, n = min(kW, units - u0);
-      const uintptr_t a = reinterpret_cast<uintptr_t>(row + static_cast<int64_t>(u0) * D::kBlockBytes);
-      const uintptr_t lo = a & ~static_cast<uintptr_t>(15);
-      const uint32_t bytes = static_cast<uint32_t>(((a + static_cast<uintptr_t>(n) * D::kBlockBytes + 15) & ~static_cast<uintptr_t>(15)) - lo);
-      const uint32_t total = __reduce_add_sync(0xFFFFFFFFu, lane < kGemvRows ? bytes : 0u);
-      mbar_wait(smem_addr(&empty[slot]), phase ^ 1u);
-      if (lane == 0) mbar_arrive_expect_tx(smem_addr(&full[slot]), total);
-      __syncwarp();
-      if (lane < kGemvRows)
-        bulk_copy_g2s(smem_addr(ring + slot * C::kStageBytes + r * C::kRowSlot), reinterpret_cast<const void*>(lo), bytes,
-                      smem_addr(&full[slot]));
-      if (++slot == C::kStages) slot = 0, phase ^= 1u;
-    }
+    const int u0 = c * kW, n = min(kW, units - u0);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(row + static_cast<int64_t>(u0) * D::kBlockBytes);
+    const uintptr_t lo = a & ~static_cast<uintptr_t>(15);
+    const uint32_t bytes =
+        static_cast<uint32_t>(((a + static_cast<uintptr_t>(n) * D::kBlockBytes + 15) & ~static_cast<uintptr_t>(15)) - lo);
+    const uint32_t total = __reduce_add_sync(0xFFFFFFFFu, lane < kGemvRows ? bytes : 0u);
+    mbar_wait(smem_addr(&empty[slot]), phase ^ 1u);
+    if (lane == 0) mbar_arrive_expect_tx(smem_addr(&full[slot]), total);
+    __syncwarp();
+    if (lane < kGemvRows)
+      bulk_copy_g2s(smem_addr(ring + slot * C::kStageBytes + r * C::kRowSlot), reinterpret_cast<const void*>(lo), bytes,
+                    smem_addr(&full[slot]));
+    if (++slot == C::kStages) slot = 0, phase ^= 1u;
+    if (++c == chunks) c = 0, v = gemv_next_tile(job, v, static_cast<int>(gridDim.x));
   }
-}
+};
 
 template <class D, int kT, int kW>
-__global__ void __launch_bounds__(GemvRingCfg<D, kW>::kThreads) k_gemv_ring(const __grid_constant__ GemvJob job) {
+__global__ void __launch_bounds__(GemvRingCfg<D, kW>::kThreads, GemvRingCfg<D, kW>::kMinBlocks)
+    k_gemv_ring(const __grid_constant__ GemvJob job) {
   using C = GemvRingCfg<D, kW>;
   extern __shared__ __align__(128) uint8_t gemv_ring_smem[];
   __shared__ __align__(8) uint64_t full[C::kStages], empty[C::kStages];
   __shared__ float4 partial[kW][32];
   __shared__ float gate_sum[kGemvRows * kT];
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int g = lane >> 2, tq = lane & 3;
+  const int units = job.K / kGemvUnitK;
+  const int chunks = (units + kW - 1) / kW;
+  const int first = gemv_group(job) * static_cast<int>(blockIdx.x);
   if (threadIdx.x == 0) {
     for (int s = 0; s < C::kStages; ++s) {
-      mbar_init(smem_addr(&full[s]), 1);       // the producer's arrive.expect_tx (+ the copies' bytes)
-      mbar_init(smem_addr(&empty[s]), kW);     // one arrival per consumer warp
+      mbar_init(smem_addr(&full[s]), 1);         // warp 0's arrive.expect_tx (+ the copies' bytes)
+      mbar_init(smem_addr(&empty[s]), 32 * kW);  // one arrival per thread
     }
     fence_mbarrier_init();
   }
   __syncthreads();
   pdl_launch_dependents();  // the next GEMV may start streaming its own weights
-  if (warp == kW) {  // weights only: they belong to no earlier kernel, so no pdl_wait
-    gemv_ring_produce<D, kW>(job, gemv_ring_smem, full, empty, lane);
-    return;
+  // Warp 0 fills all but one slot before anything else (weights only: they belong to no earlier
+  // kernel, so before pdl_wait), then issues stage i + kStages - 1 at stage i: it waits for the
+  // slowest warp to have read stage i - 1, one stage of slack.
+  GemvRingProducer<D, kW> producer{first};
+  if (warp == 0) {
+#pragma unroll 1
+    for (int s = 0; s < C::kStages - 1; ++s) producer.issue(job, gemv_ring_smem, full, empty, units, chunks, lane);
   }
-
-  const int g = lane >> 2, tq = lane & 3;
-  const int units = job.K / kGemvUnitK;
-  const int chunks = (units + kW - 1) / kW;
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K;
   int slot = 0;
   uint32_t phase = 0;
   pdl_wait();  // X and Y belong to the kernels before this one
 #pragma unroll 1
-  for (int v = gemv_group(job) * static_cast<int>(blockIdx.x); v < job.tiles;) {
+  for (int v = first; v < job.tiles;) {
     const int next_v = gemv_next_tile(job, v, static_cast<int>(gridDim.x));
     const GemvTileAt at = gemv_locate(job, v);
-    const uint8_t* const row_lo = gemv_part_row(job.part[at.part], at.n0 + g);
-    const uint8_t* const row_hi = gemv_part_row(job.part[at.part], at.n0 + g + 8);
+    // Where the lane's two rows start mod 16: their windows' offsets in a stage slot.
+    const uint32_t mis_lo = ring_misalign(gemv_part_row(job.part[at.part], at.n0 + g));
+    const uint32_t mis_hi = ring_misalign(gemv_part_row(job.part[at.part], at.n0 + g + 8));
     float acc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll 1
     for (int c = 0; c < chunks; ++c) {
+      if (warp == 0) producer.issue(job, gemv_ring_smem, full, empty, units, chunks, lane);
       const int u = c * kW + warp;
       const bool mine = u < units;  // warp-uniform; a warp past a ragged last stage still frees it
       mbar_wait(smem_addr(&full[slot]), phase);
       typename D::Raw r_lo{}, r_hi{};
       if (mine) {
         const uint8_t* const stage = gemv_ring_smem + slot * C::kStageBytes + warp * D::kBlockBytes;
-        r_lo = D::template fetch<LoadGeneric>(stage + g * C::kRowSlot + ring_misalign<D>(row_lo, c * kW), tq);
-        r_hi = D::template fetch<LoadGeneric>(stage + (g + 8) * C::kRowSlot + ring_misalign<D>(row_hi, c * kW), tq);
+        const uint32_t skip = static_cast<uint32_t>(c * kW * D::kBlockBytes);  // the stage's first unit
+        r_lo = D::template fetch<LoadGeneric>(stage + g * C::kRowSlot + ((mis_lo + skip) & 15u), tq);
+        r_hi = D::template fetch<LoadGeneric>(stage + (g + 8) * C::kRowSlot + ((mis_hi + skip) & 15u), tq);
       }
-      __syncwarp();
-      if (lane == 0) mbar_arrive(smem_addr(&empty[slot]));  // release: the reads above are done
+      // Every thread releases its own reads (a warp-wide arrive by one lane after __syncwarp would
+      // order the others' reads only through the warp barrier, which racecheck does not see).
+      mbar_arrive(smem_addr(&empty[slot]));
       if (++slot == C::kStages) slot = 0, phase ^= 1u;
       if (!mine) continue;
-      uint4 b[kGemvPairs];
-      gemv_direct_x<D, kT>(xg, u, g, tq, b);
+      // The B fragments pair by pair, from L1 (x is read by every tile of the block): their 32
+      // registers held across the unit would cap the warps per SM.
+      const auto b = [&](int p) { return gemv_direct_x_pair<D, kT>(xg, u, g, tq, p); };
       // As the direct kernel: the one-FMA decode where every row of the warp's unit allows it.
       const bool fast = D::kFastDecode && __all_sync(0xFFFFFFFFu, gemv_direct_fast_ok<D>(r_lo, r_hi));
       const auto mma = [&](int j, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
@@ -170,10 +183,10 @@ __global__ void __launch_bounds__(GemvRingCfg<D, kW>::kThreads) k_gemv_ring(cons
     }
     partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
                                       __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
-    named_barrier_sync(1, 32 * kW);  // the consumers only: the producer is already a stage ahead
+    __syncthreads();
     gemv_job_sum_and_store<kT>(job, v, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), kW, gate_sum,
-                               static_cast<int>(threadIdx.x), 32 * kW);
-    if (next_v < job.tiles) named_barrier_sync(1, 32 * kW);  // every sum read before the next tile's partials
+                               static_cast<int>(threadIdx.x), C::kThreads);
+    if (next_v < job.tiles) __syncthreads();  // every sum read before the next tile's partials
     v = next_v;
   }
 }

@@ -393,7 +393,7 @@ TEST(GemvFast, StreamEqualsDirectBitwise) {
 // order, so the same bits, at T = 1 (its only T). Shapes with several tiles per block (the vocab
 // head), a ragged last tile (4104), one tile (16), K = 11008 (43 units: a ragged last stage), q6_K
 // rows at every even address % 16, and the accumulate epilogue. A matrix whose end is not 16-byte
-// aligned (q6_K, 4097 rows of 9030 bytes) is refused by name, and Auto runs the direct kernel on it.
+// aligned (q6_K, 4098 rows of 9030 bytes) is refused by name, and Auto runs the direct kernel on it.
 TEST(GemvFast, RingEqualsDirectBitwise) {
   PFX_REQUIRE_GPU();
   Stream stream;
@@ -425,10 +425,10 @@ TEST(GemvFast, RingEqualsDirectBitwise) {
       }
     }
   }
-  // 4097 rows of 9030 bytes end 6 bytes past a 16-byte bound.
-  const Weights odd = make_weights(kQ6K, 4097, 11008, 990);
+  // 4098 rows of 9030 bytes end 12 bytes past a 16-byte bound.
+  const Weights odd = make_weights(kQ6K, 4098, 11008, 990);
   DeviceBuffer<uint16_t> x(random_activations(11008, rng));
-  DeviceBuffer<float> y(4097);
+  DeviceBuffer<float> y(4098);
   try {
     gemv_fast_kernel(GemvKernel::RingW4, odd.view(), x.get(), 1, y.get(), GemmEpilogue::StoreF32, stream.get());
     ADD_FAILURE() << "ring_w4 took a q6_K matrix whose end is not 16-byte aligned";
@@ -442,7 +442,7 @@ TEST(GemvFast, RingEqualsDirectBitwise) {
                      GemmEpilogue::StoreF32, stream.get());
     out[which] = y.download();
   }
-  EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)), 0) << "q6_K 4097x11008 auto vs direct_w4";
+  EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)), 0) << "q6_K 4098x11008 auto vs direct_w4";
 }
 
 // Q, K, V of one decode step in one launch: each part's output bit for bit what gemv_fast gives it
