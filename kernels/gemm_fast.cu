@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_internal.h"
@@ -213,9 +212,6 @@ const char* gemv_kernel_name(GemvKernel k) {
     case GemvKernel::StreamW16: return "stream_w16";
     case GemvKernel::SeqD2: return "seq_d2";
     case GemvKernel::SeqD4: return "seq_d4";
-    case GemvKernel::RingW4: return "ring_w4";
-    case GemvKernel::RingW8: return "ring_w8";
-    case GemvKernel::RingW16: return "ring_w16";
   }
   return "?";
 }
@@ -225,26 +221,17 @@ std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type) {
     case kQ4K:
       return {GemvKernel::Staged,    GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
               GemvKernel::DirectW16, GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::StreamW16,
-              GemvKernel::SeqD2,     GemvKernel::SeqD4,    GemvKernel::RingW4,   GemvKernel::RingW8,
-              GemvKernel::RingW16};
+              GemvKernel::SeqD2,     GemvKernel::SeqD4};
     case kQ6K:
       return {GemvKernel::Staged,   GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
-              GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::SeqD2,    GemvKernel::SeqD4,
-              GemvKernel::RingW4,   GemvKernel::RingW8};
+              GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::SeqD2,    GemvKernel::SeqD4};
     case kQ5K:
-      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8, GemvKernel::StreamW4,
-              GemvKernel::StreamW8, GemvKernel::SeqD2,    GemvKernel::RingW4,   GemvKernel::RingW8};
+      return {GemvKernel::DirectW2, GemvKernel::DirectW4, GemvKernel::DirectW8,
+              GemvKernel::StreamW4, GemvKernel::StreamW8, GemvKernel::SeqD2};
     case kQ8_0:
     case kF16: return {GemvKernel::Staged};
     default: return {};
   }
-}
-
-std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type, int64_t T) {
-  std::vector<GemvKernel> ks = gemv_fast_kernels(ggml_type);
-  if (T != 1)
-    std::erase_if(ks, [](GemvKernel k) { return k == GemvKernel::RingW4 || k == GemvKernel::RingW8 || k == GemvKernel::RingW16; });
-  return ks;
 }
 
 void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,

@@ -72,12 +72,9 @@ void gemv_fast(const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y
 // StreamW<n> = the same kernel on as many blocks as the GPU holds at once, each streaming several
 // 16-row tiles (q4_K: 4, 8, 16; q5_K, q6_K: 4, 8; same bits as DirectW<n>); SeqD<n> = the generic
 // GEMM's summation order, n decoder warps (kernels/gemm_fast_gemv_seq.cuh; q4_K, q6_K: 2, 4;
-// q5_K: 2), bitwise equal to the generic path; RingW<n> = direct_w<n>'s work and bits (T = 1 only;
-// 4, 8, and 16 for q4_K), its weights streamed by a producer warp's bulk copies through a ring in
-// shared memory (kernels/gemm_fast_gemv_ring.cu; matrices whose byte bounds are 16-byte aligned).
-// Auto = gemv_fast's choice (measured, kernels/gemm_fast_gemv.cu): for the K-quants seq at T =
-// 2..8, at T = 1 the ring with the direct kernel's warps where it takes the matrix, else direct;
-// staged for q8_0 and f16. Every kernel gives each output as a fixed-order sum (bitwise run to run), but two
+// q5_K: 2), bitwise equal to the generic path. Auto = gemv_fast's choice (measured,
+// kernels/gemm_fast_gemv.cu): for the K-quants seq at T = 2..8, direct at T = 1; staged for q8_0
+// and f16. Every kernel gives each output as a fixed-order sum (bitwise run to run), but two
 // kernels differ in that order.
 // Decode steps (T = 1) in fewer launches, with the same bits as gemv_fast per matrix (its direct
 // kernel, one block per 16-row tile of every part, in one grid):
@@ -98,13 +95,9 @@ std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, con
 void gemv_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
                       uint16_t* a16, cudaStream_t stream);
 
-enum class GemvKernel {
-  Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, StreamW4, StreamW8, StreamW16, SeqD2, SeqD4,
-  RingW4, RingW8, RingW16
-};
+enum class GemvKernel { Auto, Staged, DirectW2, DirectW4, DirectW8, DirectW16, StreamW4, StreamW8, StreamW16, SeqD2, SeqD4 };
 const char* gemv_kernel_name(GemvKernel k);
 std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type);  // every kernel but Auto that takes the type
-std::vector<GemvKernel> gemv_fast_kernels(uint32_t ggml_type, int64_t T);  // ... and T tokens (ring: T = 1)
 void gemv_fast_kernel(GemvKernel kernel, const QuantMatrixView& w, const uint16_t* x16, int64_t T, void* y,
                       GemmEpilogue epilogue, cudaStream_t stream);
 

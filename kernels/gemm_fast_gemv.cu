@@ -25,10 +25,8 @@
 #include "kernels/elementwise_math.cuh"
 #include "kernels/gemm_fast_gemv_direct.cuh"
 #include "kernels/gemm_fast_gemv_job.cuh"
-#include "kernels/gemm_fast_gemv_ring.h"
 #include "kernels/gemm_fast_gemv_seq.cuh"
 #include "kernels/gemm_fast_gemv_store.cuh"
-#include "kernels/gemm_fast_gemv_sum.cuh"
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_kernel.cuh"
@@ -63,6 +61,18 @@ struct GemvCfg {
   static_assert(kWarpBytes >= 32 * 16, "the partial-sum slot of a warp lives in its ring");
   static_assert(kStageBytes % 16 == 0, "stages must keep 16-byte alignment");
 };
+
+// After __syncthreads: output o = (r, t), o = 16t + r < 16·kT, is summed by thread o mod blockDim
+// (a block of 2 warps has 64 threads for up to 128 outputs): the `warps` partial D fragments of
+// the output (warp w's 32 float4 at partials + w·stride bytes, lane-major: rows g, g+8 × tokens
+// 2tq, +1) added in warp order, a fixed-order sum.
+__device__ __forceinline__ float gemv_partial_sum(const uint8_t* partials, int stride, int warps, int o) {
+  const int r = o % kGemvRows, t = o / kGemvRows;
+  const int slot = 4 * (4 * (r & 7) + (t >> 1)) + 2 * (r >> 3) + (t & 1);
+  float sum = reinterpret_cast<const float*>(partials)[slot];
+  for (int w = 1; w < warps; ++w) sum = __fadd_rn(sum, reinterpret_cast<const float*>(partials + w * stride)[slot]);
+  return sum;
+}
 
 // Every output of the 16-row tile at n0, summed (gemv_partial_sum) and stored.
 template <int kT>
@@ -133,6 +143,28 @@ __device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const u
   const uintptr_t lo = a & ~static_cast<uintptr_t>(15);
   const uintptr_t hi = min((a + D::kBlockBytes + 15) & ~static_cast<uintptr_t>(15), end & ~static_cast<uintptr_t>(15));
   if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
+}
+
+// After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
+// in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
+// and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does.
+template <int kT>
+__device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v, const uint8_t* partials, int stride,
+                                                       int warps, float* gate_sum) {
+  const GemvTileAt at = gemv_locate(job, v);
+  const GemvPart& q = job.part[at.part];
+  for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
+    const int n = at.n0 + o % kGemvRows, t = o / kGemvRows;
+    if (n >= q.N) continue;
+    const float sum = gemv_partial_sum(partials, stride, warps, o);
+    if (!job.swiglu) {
+      gemv_store_to(q.y, q.N, q.mode, n, t, sum);
+    } else if (at.part == 0) {
+      gate_sum[o] = sum;
+    } else {
+      static_cast<uint16_t*>(job.part[0].y)[static_cast<int64_t>(t) * q.N + n] = f2h_bits(swiglu_f32(gate_sum[o], sum));
+    }
+  }
 }
 
 // ---- the direct kernel ---------------------------------------------------------------------
@@ -234,8 +266,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
     partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
                                       __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
     __syncthreads();
-    gemv_job_sum_and_store<kT>(job, v, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps, gate_sum,
-                               static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+    gemv_job_sum_and_store<kT>(job, v, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps, gate_sum);
     if (next_v < job.tiles) {
       __syncthreads();  // the next tile's partials overwrite these: every thread's sums first
       at = gemv_locate(job, next_v);
@@ -450,14 +481,11 @@ int warps_of(GemvKernel k, uint32_t type, int64_t T, int64_t N, int64_t K) {
   switch (k) {
     case GemvKernel::DirectW2: return 2;
     case GemvKernel::DirectW4:
-    case GemvKernel::StreamW4:
-    case GemvKernel::RingW4: return 4;
+    case GemvKernel::StreamW4: return 4;
     case GemvKernel::DirectW8:
-    case GemvKernel::StreamW8:
-    case GemvKernel::RingW8: return 8;
+    case GemvKernel::StreamW8: return 8;
     case GemvKernel::DirectW16:
-    case GemvKernel::StreamW16:
-    case GemvKernel::RingW16: return 16;
+    case GemvKernel::StreamW16: return 16;
     default: return gemv_direct_warps(type, T, N, K);
   }
 }
@@ -472,9 +500,8 @@ bool streams_tiles(GemvKernel k) {
   return k == GemvKernel::StreamW4 || k == GemvKernel::StreamW8 || k == GemvKernel::StreamW16;
 }
 
-bool is_ring(GemvKernel k) { return k == GemvKernel::RingW4 || k == GemvKernel::RingW8 || k == GemvKernel::RingW16; }
-
-// The direct kernel of `type` on `job`; false for a type it does not take (q8_0, f16).
+// The direct kernel of `type` on `job` (what gemv_fast and the grouped launches share); false for
+// a type it does not take (q8_0, f16).
 bool launch_direct(uint32_t type, const dev::GemvJob& job, int T, int warps, bool stream_tiles, cudaStream_t stream) {
   using namespace dev;
   switch (type) {
@@ -483,13 +510,6 @@ bool launch_direct(uint32_t type, const dev::GemvJob& job, int T, int warps, boo
     case DirectQ6K::kGgmlType: launch_gemv_direct<DirectQ6K>(job, T, warps, stream_tiles, stream); return true;
     default: return false;
   }
-}
-
-// What gemv_fast (Auto) and the grouped launches run on `job` with the direct kernel's warps: at
-// T = 1 the ring kernel where it takes the job (the same bits, its weights streamed ahead by bulk
-// copies: kernels/gemm_fast_gemv_ring.cu), else the direct kernel; false for a type neither takes.
-bool launch_decode(uint32_t type, const dev::GemvJob& job, int T, int warps, cudaStream_t stream) {
-  return dev::launch_gemv_ring(type, job, T, warps, stream) || launch_direct(type, job, T, warps, false, stream);
 }
 
 }  // namespace
@@ -502,8 +522,7 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
   const int T = static_cast<int>(a.T);
   const auto k = static_cast<GemvKernel>(kernel);
   // Auto: the sequential-order kernel (bitwise equal to the generic GEMM) for prompts of 2..8
-  // tokens, the direct kernel's work for decode steps (T = 1: on the ring kernel where it takes the
-  // matrix, launch_decode). Measured on the H200 (7B Q4_K_M,
+  // tokens, the direct kernel for decode steps (T = 1). Measured on the H200 (7B Q4_K_M,
   // docs/gemm-fast.md): seq made T = 7 bitwise (direct: 1.7e-3, over the parity bound) but runs
   // 0.6-0.9× the direct kernel's bandwidth (tg128 211 against ~250 expected); at T = 1 the decode
   // attention keeps the logits off bitwise anyway (7.7e-4 with seq, 8.5e-4 with direct).
@@ -517,20 +536,10 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
       default: break;  // Auto for q8_0 / f16: the staged kernel
     }
   }
-  if (is_ring(k)) {  // the named ring kernel, for timing and tests: never a silent other kernel
-    const GemvPartLaunch part{a.w0, a.row_bytes, a.N, a.y, a.mode};
-    if (!launch_gemv_ring(ggml_type, direct_job(&part, 1, a.K, a.x, false), T, warps_of(k, ggml_type, a.T, a.N, a.K),
-                          a.stream))
-      fail("gemv_fast: ", gemv_kernel_name(k), " takes T = 1 and matrices with 16-byte aligned bounds (T = ", T,
-           ", N = ", a.N, ", row bytes ", a.row_bytes, ")");
-    return;
-  }
   if (k != GemvKernel::Staged) {
     const GemvPartLaunch part{a.w0, a.row_bytes, a.N, a.y, a.mode};
-    const dev::GemvJob job = direct_job(&part, 1, a.K, a.x, false);
-    const int warps = warps_of(k, ggml_type, a.T, a.N, a.K);
-    if (k == GemvKernel::Auto ? launch_decode(ggml_type, job, T, warps, a.stream)
-                              : launch_direct(ggml_type, job, T, warps, streams_tiles(k), a.stream))
+    if (launch_direct(ggml_type, direct_job(&part, 1, a.K, a.x, false), T, warps_of(k, ggml_type, a.T, a.N, a.K),
+                      streams_tiles(k), a.stream))
       return;
     // Auto for q8_0 / f16: the staged kernel
   }
@@ -547,8 +556,8 @@ void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, b
                        const uint16_t* x, int64_t T, cudaStream_t stream) {
   // Every part's own pick (the caller checked that they agree): the warps per block fix each
   // output's summation order, so this is what makes a part's bits those of its own launch.
-  if (!launch_decode(ggml_type, dev::direct_job(parts, n, K, x, swiglu), static_cast<int>(T),
-                     gemv_direct_warps(ggml_type, T, parts[0].N, K), stream))
+  if (!launch_direct(ggml_type, dev::direct_job(parts, n, K, x, swiglu), static_cast<int>(T),
+                     gemv_direct_warps(ggml_type, T, parts[0].N, K), false, stream))
     fail("gemv_fast: weight type id ", ggml_type, " has no grouped kernel");
 }
 

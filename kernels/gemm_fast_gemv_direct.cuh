@@ -6,10 +6,8 @@
 // consecutive k0(p, tq) .. +7 of the unit). One unit = one 256-weight super-block of a row.
 //
 // Per type, a `Direct*` struct with
-//   Raw  fetch<Ld>(blk, tq)    the loads of one row's unit (blk = its super-block), issued a unit
-//                              ahead of use so that they are in flight while the lane decodes
-//                              (Ld: global memory's read-only path, or a copy of the blocks in
-//                              shared memory with the same address % 16: the ring kernel);
+//   Raw  fetch(blk, tq)        the loads of one row's unit (blk = its super-block), issued a unit
+//                              ahead of use so that they are in flight while the lane decodes;
 //   Ctx  prepare(raw, tq)      the per-row scales and quants, once per unit;
 //   uint4 pair(ctx, tq, p)     8 fp16 weights (k0(p, tq) .. +7) as four half2 words.
 // q4_K and q6_K also have a one-FMA decode (kFastDecode: fast_prepare / fast_pair; the same fp16
@@ -34,7 +32,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/gemm_fast_gemv_tile.cuh"
 #include "kernels/gemm_fast_weights.cuh"
@@ -54,10 +51,9 @@ struct DirectQ4K {
     uint4 hdr, q0, q1;  // d, dmin, scales[12]; qs bytes [32tq, 32tq + 32)
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
-  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
-    return Raw{Ld::load(reinterpret_cast<const uint4*>(blk)), Ld::load(reinterpret_cast<const uint4*>(blk + 16 + 32 * tq)),
-               Ld::load(reinterpret_cast<const uint4*>(blk + 32 + 32 * tq))};
+    return Raw{ldg_ro(reinterpret_cast<const uint4*>(blk)), ldg_ro(reinterpret_cast<const uint4*>(blk + 16 + 32 * tq)),
+               ldg_ro(reinterpret_cast<const uint4*>(blk + 32 + 32 * tq))};
   }
   // Fast decode: both nibbles moved to bits 4..7 of their byte (16·q), read as q·2^-129; with
   // d[s] = d1·2^129 (signed: the sign and zero rules follow from the one FMA, as in ggml).
@@ -110,9 +106,8 @@ struct DirectQ5K {
     uint32_t h[8];  // qh bytes 4i .. 4i + 3 (the fifth bits of q[i]'s elements)
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
-  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
-    const auto at = [&](int off) { return Ld::load(reinterpret_cast<const uint4*>(blk + off)); };
+    const auto at = [&](int off) { return ldg_ro(reinterpret_cast<const uint4*>(blk + off)); };
     return Raw{at(0), at(16), at(32), at(48 + 32 * tq), at(64 + 32 * tq)};
   }
   PFX_HD static Ctx prepare(const Raw& r, int tq) {
@@ -161,7 +156,6 @@ struct DirectQ6K {
     uint16_t s;  // block address % 8: where the pieces start in their windows
   };
   PFX_HD static int k0(int p, int tq) { return U::k0(p, tq); }
-  template <class Ld = LoadGlobalRo>
   PFX_HD static Raw fetch(const uint8_t* blk, int tq) {
     const int hh = tq >> 1, l0 = 16 * (tq & 1);
     const int off[3] = {64 * hh + l0, 64 * hh + 32 + l0, 128 + 32 * hh + l0};
@@ -172,12 +166,12 @@ PFX_HD_UNROLL
     for (int j = 0; j < 3; ++j) {
       const uint2* w = reinterpret_cast<const uint2*>((a + static_cast<uintptr_t>(off[j])) & ~static_cast<uintptr_t>(7));
 PFX_HD_UNROLL
-      for (int i = 0; i < 3; ++i) r.w[j][i] = Ld::load(w + i);
+      for (int i = 0; i < 3; ++i) r.w[j][i] = ldg_ro(w + i);
     }
     const int8_t* sc = reinterpret_cast<const int8_t*>(blk + 192 + 8 * hh + (tq & 1));
 PFX_HD_UNROLL
-    for (int q = 0; q < 4; ++q) r.sc[q] = Ld::load(sc + 2 * q);
-    r.d = Ld::load(reinterpret_cast<const uint16_t*>(blk + 208));
+    for (int q = 0; q < 4; ++q) r.sc[q] = ldg_ro(sc + 2 * q);
+    r.d = ldg_ro(reinterpret_cast<const uint16_t*>(blk + 208));
     return r;
   }
   // Bytes [s, s + 16) of a 24-byte window (s even, < 8) as four words.
@@ -252,31 +246,21 @@ PFX_HD bool gemv_direct_fast_ok(const typename D::Raw& lo, const typename D::Raw
 // The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load; tokens
 // g >= kT are zero columns whose results are never stored). xg = row g of X (any row for g >= kT).
 template <class D, int kT>
-PFX_HD uint4 gemv_direct_x_pair(const uint16_t* xg, int u, int g, int tq, int p) {
-  return g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
-}
-template <class D, int kT>
 PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int g, int tq, uint4 (&b)[kGemvPairs]) {
 PFX_HD_UNROLL
-  for (int p = 0; p < kGemvPairs; ++p) b[p] = gemv_direct_x_pair<D, kT>(xg, u, g, tq, p);
+  for (int p = 0; p < kGemvPairs; ++p)
+    b[p] = g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
 }
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first
 // MMA of each pair) or 1 (the second): two independent chains of 8, summed once at the end.
-// kFast: lo and hi come from fast_prepare (the one-FMA decode). b: the unit's B fragments
-// (gemv_direct_x), or a function of the pair p that loads them when needed (fewer registers).
+// kFast: lo and hi come from fast_prepare (the one-FMA decode).
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
-template <class D, bool kFast = false, class B, class Mma>
-PFX_HD void gemv_direct_mmas(const typename D::Ctx& lo, const typename D::Ctx& hi, const B& b, int tq, Mma&& mma) {
-  const auto b_of = [&](int p) -> uint4 {
-    if constexpr (std::is_invocable_v<const B&, int>) {
-      return b(p);
-    } else {
-      return b[p];
-    }
-  };
+template <class D, bool kFast = false, class Mma>
+PFX_HD void gemv_direct_mmas(const typename D::Ctx& lo, const typename D::Ctx& hi, const uint4 (&b)[kGemvPairs], int tq,
+                             Mma&& mma) {
 PFX_HD_UNROLL
   for (int p = 0; p < kGemvPairs; ++p) {
     uint4 wl, wh;
@@ -287,9 +271,8 @@ PFX_HD_UNROLL
     }
     const uint32_t a0[4] = {wl.x, wh.x, wl.y, wh.y};
     const uint32_t a1[4] = {wl.z, wh.z, wl.w, wh.w};
-    const uint4 bp = b_of(p);
-    mma(0, a0, bp.x, bp.y);
-    mma(1, a1, bp.z, bp.w);
+    mma(0, a0, b[p].x, b[p].y);
+    mma(1, a1, b[p].z, b[p].w);
   }
 }
 

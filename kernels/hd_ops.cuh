@@ -142,21 +142,6 @@ PFX_HD T ldg_ro(const T* p) {
 #endif
 }
 
-// How a decoder's fetch() reads its bytes: from global memory through the read-only path, or with
-// plain (generic) loads, which is what a copy in shared memory needs (kernels/gemm_fast_gemv_ring.cu).
-struct LoadGlobalRo {
-  template <class T>
-  PFX_HD static T load(const T* p) {
-    return ldg_ro(p);
-  }
-};
-struct LoadGeneric {
-  template <class T>
-  PFX_HD static T load(const T* p) {
-    return *p;
-  }
-};
-
 // ggml's get_scale_min_k4: 6-bit scale and min of sub-block j (0..7) of a q4_K / q5_K block, from
 // its 12 scale bytes q.
 PFX_HD void scale_min_k4(int j, const uint8_t* q, int& sc, int& m) {

@@ -192,7 +192,7 @@ stage_gemv_old() { "$old_build/tests/kernels/gemm/gemv_bench" --reps 25 --T 1 --
 # launch): throughput, occupancy, warp states (what the warps wait on).
 stage_ncu() {
   [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
-  ncu --kernel-name "regex:${NCU_KERNEL:-k_gemv_(direct|ring)}" --launch-skip 40 --launch-count ${NCU_COUNT:-4} \
+  ncu --kernel-name "regex:${NCU_KERNEL:-k_gemv_direct}" --launch-skip 40 --launch-count ${NCU_COUNT:-4} \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section SchedulerStats --section MemoryWorkloadAnalysis \
     "$prefill" bench --model "$model7b" -p 1 -n 4 -r 1 --path fast --decode-graph off --json

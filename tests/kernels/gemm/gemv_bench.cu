@@ -1,6 +1,6 @@
 // gemv_bench: the decode mat-vec's kernels side by side (gemv_fast_kernel: staged, direct_w2/w4/w8/
-// w16, stream_w4/w8/w16, seq_d2/d4, ring_w4/w8/w16 at T = 1, and auto, the engine's pick) at the
-// llama-2-7B decode shapes, in effective weight bandwidth.
+// w16, seq_d2/d4 and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight
+// bandwidth.
 // Not a test: it checks nothing but CUDA errors (the kernels' correctness is test_gemm_fast's).
 // Per (type, shape, T, kernel): launches back to back as in a decode step, each on the next of
 // several weight sets whose total exceeds 3x the 50 MB L2 (no launch finds its weights in L2), one
@@ -119,13 +119,6 @@ void write_csv(const std::string& path, const std::vector<Result>& results) {
     f << r.type << ',' << r.kernel << ',' << r.T << ',' << r.N << ',' << r.K << ',' << r.us << ',' << r.gbs << '\n';
 }
 
-// The kernels that take (type, T), then Auto (the engine's pick).
-std::vector<GemvKernel> bench_kernels(uint32_t type, int64_t T) {
-  std::vector<GemvKernel> ks = gemv_fast_kernels(type, T);
-  ks.push_back(GemvKernel::Auto);
-  return ks;
-}
-
 int run(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -160,8 +153,10 @@ int run(int argc, char** argv) {
       CUDA_CHECK(cudaMalloc(&x, xh.size() * 2));
       CUDA_CHECK(cudaMemcpy(x, xh.data(), xh.size() * 2, cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMalloc(&y, static_cast<size_t>(kGemvMaxT * N) * 4));
+      std::vector<GemvKernel> kernels = gemv_fast_kernels(type);
+      kernels.push_back(GemvKernel::Auto);
       for (int64_t T : o.Ts)
-        for (GemvKernel k : bench_kernels(type, T)) {
+        for (GemvKernel k : kernels) {
           const double us = median_us_per_launch(stream, o.reps, [&](size_t i) {
             gemv_fast_kernel(k, {w[i], type, N, K}, static_cast<const uint16_t*>(x), T, y, GemmEpilogue::StoreF32, stream);
           });
