@@ -9,6 +9,7 @@
 
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_internal.h"
+#include "kernels/gemm_fast_gemv_job.cuh"
 #include "kernels/gemm_fast_kernel.cuh"
 #include "quant/types.h"
 #include "util/error.h"
@@ -287,6 +288,41 @@ void gemv_fast_group(const std::vector<GemvOutput>& parts, const uint16_t* x16, 
   }
   detail::gemv_group_launch(parts[0].w.ggml_type, launch, static_cast<int>(parts.size()), false, parts[0].w.cols, x16, T,
                             stream);
+}
+
+std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadOutput>& parts, int64_t T,
+                                                     const GemvRopeTarget& rope) {
+  std::vector<GemvOutput> plain;
+  for (const GemvHeadOutput& p : parts) plain.push_back({p.w, p.y, GemmEpilogue::StoreF16});
+  if (std::string why = gemv_fast_group_unsupported_reason(plain, T); !why.empty()) return why;
+  const int hd = rope.head_dim;
+  if (hd < 2 || hd % 2 != 0) return "head dim " + std::to_string(hd) + " must be even and positive";
+  if (rope.max_ctx < 1) return "max_ctx " + std::to_string(rope.max_ctx) + " must be positive";
+  if (!rope.p0_dev && (rope.p0 < 0 || rope.p0 + T > rope.max_ctx))
+    return "positions " + std::to_string(rope.p0) + ".." + std::to_string(rope.p0 + T - 1) + " do not fit the cache (max_ctx " +
+           std::to_string(rope.max_ctx) + ")";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GemvHeadOutput& p = parts[i];
+    if (p.w.rows % hd != 0)
+      return "part " + std::to_string(i) + ": " + std::to_string(p.w.rows) + " rows are not whole heads of " + std::to_string(hd);
+    if (p.rotate && !rope.cos_sin) return "part " + std::to_string(i) + " rotates but there is no cos/sin table";
+  }
+  return {};
+}
+
+void gemv_fast_group_heads(const std::vector<GemvHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
+                           int64_t T, cudaStream_t stream) {
+  require_ok(gemv_fast_group_heads_unsupported_reason(parts, T, rope), "gemv_fast_group_heads");
+  detail::GemvPartLaunch launch[kGemvMaxParts];
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GemvHeadOutput& p = parts[i];
+    require_pointers("gemv_fast_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
+    launch[i] = {p.w.data, row_bytes(p.w), p.w.rows, p.y, dev::kStoreF16,
+                 (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0)};
+  }
+  const detail::GemvHeadsLaunch heads{rope.cos_sin, rope.p0_dev, rope.p0, rope.head_dim, rope.max_ctx};
+  detail::gemv_group_launch(parts[0].w.ggml_type, launch, static_cast<int>(parts.size()), false, parts[0].w.cols, x16, T,
+                            stream, &heads);
 }
 
 std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T) {

@@ -91,6 +91,26 @@ struct GemvOutput {
 };
 std::string gemv_fast_group_unsupported_reason(const std::vector<GemvOutput>& parts, int64_t T);
 void gemv_fast_group(const std::vector<GemvOutput>& parts, const uint16_t* x16, int64_t T, cudaStream_t stream);
+// - gemv_fast_group_heads: gemv_fast_group whose parts store the attention's inputs of a decode
+//   step, as kernels::rope_store_qkv_fused stores them from gemv_fast_group's fp32 outputs (same
+//   bits): each head's pairs (2i, 2i+1) rotated by RoPE (rotate) or not, fp16, into rows [T, rows]
+//   (q16) or the cache rows of positions p0 .. p0 + T - 1 ([rows / hd][max_ctx][hd]: kv_cache).
+struct GemvHeadOutput {
+  QuantMatrixView w;
+  uint16_t* y;
+  bool rotate, kv_cache;
+};
+struct GemvRopeTarget {
+  const float* cos_sin;  // [T][hd / 2] (cos, sin) of positions p0 + t (kernels::rope_table); null if nothing rotates
+  int head_dim;          // hd: even; every part's rows a multiple of it
+  int p0;                // the first token's position (ignored when p0_dev is set)
+  const int* p0_dev;     // or that position in device memory (a graph-captured decode step)
+  int max_ctx;           // cache rows per head: p0 + T <= max_ctx
+};
+std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadOutput>& parts, int64_t T,
+                                                     const GemvRopeTarget& rope);
+void gemv_fast_group_heads(const std::vector<GemvHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
+                           int64_t T, cudaStream_t stream);
 std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T);
 void gemv_fast_swiglu(const QuantMatrixView& gate, const QuantMatrixView& up, const uint16_t* x16, int64_t T,
                       uint16_t* a16, cudaStream_t stream);

@@ -33,6 +33,7 @@
 #include "kernels/gemm_fast_launch_info.cuh"
 #include "kernels/pdl_launch.h"
 #include "kernels/ptx.cuh"
+#include "kernels/rope_math.cuh"
 #include "kernels/sm90.h"
 #include "util/error.h"
 
@@ -148,6 +149,25 @@ __device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const u
 // After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
 // in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
 // and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does.
+// Outputs n, n + 1 (n even) of token t of a heads part: one rotation pair of head n / hd, stored
+// as the RoPE kernel stores it (k_rope_fused: its rotation and cos/sin, fp16 by round to nearest),
+// into rows [T, N] or the cache rows of positions p0 + t. A device position whose rows do not fit
+// the cache stores nothing, as k_rope_fused.
+template <int kT>
+__device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const GemvPart& q, int n, int t, float v0,
+                                                     float v1) {
+  const GemvHeads& h = job.heads;
+  const int p0 = h.p0_dev ? *h.p0_dev : h.p0;
+  if (p0 < 0 || static_cast<int64_t>(p0) + kT > h.max_ctx) return;
+  const int head = n / h.head_dim, d = n - head * h.head_dim;
+  float2 v = make_float2(v0, v1);
+  if (q.heads & kGemvHeadRotate)
+    v = rope_rotate_pair(v.x, v.y, __ldg(h.cos_sin + static_cast<int64_t>(t) * (h.head_dim >> 1) + (d >> 1)));
+  const int64_t at = (q.heads & kGemvHeadCache) ? (static_cast<int64_t>(head) * h.max_ctx + p0 + t) * h.head_dim + d
+                                                 : static_cast<int64_t>(t) * q.N + n;
+  *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(q.y) + at) = pack_half2_rn(v.x, v.y);
+}
+
 template <int kT>
 __device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v, const uint8_t* partials, int stride,
                                                        int warps, float* gate_sum) {
@@ -156,6 +176,12 @@ __device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v
   for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
     const int n = at.n0 + o % kGemvRows, t = o / kGemvRows;
     if (n >= q.N) continue;
+    if (q.heads) {  // the pair's even row stores both (rows n, n + 1 of one tile: n0 and kGemvRows even)
+      if ((n & 1) == 0)
+        gemv_store_head_pair<kT>(job, q, n, t, gemv_partial_sum(partials, stride, warps, o),
+                                 gemv_partial_sum(partials, stride, warps, o + 1));
+      continue;
+    }
     const float sum = gemv_partial_sum(partials, stride, warps, o);
     if (!job.swiglu) {
       gemv_store_to(q.y, q.N, q.mode, n, t, sum);
@@ -365,7 +391,8 @@ void launch_gemv_direct(const GemvJob& job, int T, int warps, bool stream_tiles,
 
 // The direct kernel's job for parts [parts, parts + n) (tiles numbered part after part), or for a
 // SwiGLU pair (gate, up).
-GemvJob direct_job(const ::pfx::kernels::detail::GemvPartLaunch* parts, int n, int64_t K, const uint16_t* x, bool swiglu) {
+GemvJob direct_job(const ::pfx::kernels::detail::GemvPartLaunch* parts, int n, int64_t K, const uint16_t* x, bool swiglu,
+                   const ::pfx::kernels::detail::GemvHeadsLaunch* heads = nullptr) {
   if (n < 1 || n > kGemvMaxParts || (swiglu && n != 2)) fail("gemv_fast: ", n, " parts in one launch");
   GemvJob job{};
   job.x = x;
@@ -376,10 +403,13 @@ GemvJob direct_job(const ::pfx::kernels::detail::GemvPartLaunch* parts, int n, i
   for (int i = 0; i < n; ++i) {
     const auto& a = parts[i];
     const auto* w = static_cast<const uint8_t*>(a.w);
-    job.part[i] = GemvPart{w, w + a.N * a.row_bytes, a.row_bytes, a.y, static_cast<int>(a.N), a.mode, tiles};
+    job.part[i] = GemvPart{w, w + a.N * a.row_bytes, a.row_bytes, a.y, static_cast<int>(a.N), a.mode, tiles, a.heads};
     tiles += static_cast<int>((a.N + kGemvRows - 1) / kGemvRows);
   }
   job.tiles = tiles;
+  if (heads)
+    job.heads = GemvHeads{reinterpret_cast<const float2*>(heads->cos_sin), heads->p0_dev, heads->p0, heads->head_dim,
+                          heads->max_ctx};
   return job;
 }
 
@@ -553,10 +583,10 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
 }
 
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
-                       const uint16_t* x, int64_t T, cudaStream_t stream) {
+                       const uint16_t* x, int64_t T, cudaStream_t stream, const GemvHeadsLaunch* heads) {
   // Every part's own pick (the caller checked that they agree): the warps per block fix each
   // output's summation order, so this is what makes a part's bits those of its own launch.
-  if (!launch_direct(ggml_type, dev::direct_job(parts, n, K, x, swiglu), static_cast<int>(T),
+  if (!launch_direct(ggml_type, dev::direct_job(parts, n, K, x, swiglu, heads), static_cast<int>(T),
                      gemv_direct_warps(ggml_type, T, parts[0].N, K), false, stream))
     fail("gemv_fast: weight type id ", ggml_type, " has no grouped kernel");
 }

@@ -20,14 +20,26 @@ namespace pfx::kernels::dev {
 
 using ::pfx::kernels::kGemvMaxParts;
 
+// A part whose outputs are the attention's inputs (gemv_fast_group_heads): fp16 pairs (2i, 2i+1)
+// of each head, rotated (RoPE) or not, into rows [T, N] or the KV-cache layout.
+inline constexpr int kGemvHeadRotate = 1, kGemvHeadCache = 2;
+
 struct GemvPart {
   const uint8_t* w;      // row n starts at w + n·row_bytes
   const uint8_t* w_end;  // one past the matrix's last byte
   int64_t row_bytes;
-  void* y;    // [T, N]: fp32, or fp16 (a SwiGLU pair's part 0: its a16)
+  void* y;    // [T, N]: fp32, or fp16 (a SwiGLU pair's part 0: its a16; a heads part)
   int N;
-  int mode;   // EpilogueMode of this part (unused in a SwiGLU pair)
+  int mode;   // EpilogueMode of this part (unused in a SwiGLU pair and a heads part)
   int tile0;  // the part's first virtual tile
+  int heads;  // 0, or kGemvHeadRotate | kGemvHeadCache bits: the part stores heads (GemvHeads)
+};
+
+// Where heads parts store and the rotation they apply (kernels::GemvRopeTarget).
+struct GemvHeads {
+  const float2* cos_sin;  // [T][head_dim / 2] (kernels::rope_table)
+  const int* p0_dev;      // the first token's position in device memory, or null: p0
+  int p0, head_dim, max_ctx;
 };
 
 struct GemvJob {
@@ -37,6 +49,7 @@ struct GemvJob {
   int parts;   // 1 .. kGemvMaxParts (2 for a SwiGLU pair)
   int tiles;   // virtual tiles of the launch
   int swiglu;  // 1: parts 0 and 1 are gate and up
+  GemvHeads heads;
 };
 
 // The part and first row of virtual tile v.

@@ -96,7 +96,8 @@ void store_qkv(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cuda
 void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvShape& s, cudaStream_t stream);
 // For an epilogue that rotates as it stores (kernels::gemm_ws_group_rope): cos_sin[t][i] = the
 // (cos, sin) pair, as two floats, of rotation pair i < n_rot/2 at position p0 + t, t < T; the
-// values the kernels above compute for themselves. Position by value (p0_dev must be null).
+// values the kernels above compute for themselves. The position by value or from s.p0_dev (a
+// device position whose rows do not fit the cache writes nothing).
 void rope_table(const QkvShape& s, float* cos_sin, cudaStream_t stream);
 
 // ---- attention (attention_generic.cu, attention_flash*.cu, attention_decode.cu) ---------------

@@ -181,10 +181,14 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
 PFX_KERNEL_LAUNCH_INFO("k_rope_fused", RopeCfg::kThreads, 0);
 
 // grid T; table[t][i] = cos/sin of rotation pair i at position p0 + t: the values every other
-// RoPE kernel computes for itself (fill_table), for an epilogue that rotates as it stores.
+// RoPE kernel computes for itself (fill_table), for an epilogue that rotates as it stores. p0 from
+// *p0_dev when that is set (a graph-captured decode step); a device position whose rows do not fit
+// the cache writes nothing (the epilogues then store nothing either).
 __global__ void __launch_bounds__(RopeCfg::kThreads)
-    k_rope_table(float2* __restrict__ table, int p0, RopeArgs rope) {
+    k_rope_table(float2* __restrict__ table, int p0_arg, const int* __restrict__ p0_dev, int max_ctx, RopeArgs rope) {
   const int t = blockIdx.x, half = rope.n_rot / 2;
+  const int p0 = p0_dev ? *p0_dev : p0_arg;
+  if (p0 < 0 || static_cast<int64_t>(p0) + static_cast<int>(gridDim.x) > max_ctx) return;
   for (int i = threadIdx.x; i < half; i += RopeCfg::kThreads)
     table[static_cast<int64_t>(t) * half + i] = rope_cos_sin(p0 + t, i, rope);
 }
@@ -259,9 +263,10 @@ void rope_store_qkv_fused(const QkvInput& in, const QkvOutput& out, const QkvSha
 }
 
 void rope_table(const QkvShape& s, float* cos_sin, cudaStream_t stream) {
-  check_shape("rope_table", s);
+  check_shape("rope_table", s, /*device_position=*/true);
   detail::require(cos_sin != nullptr && detail::is_aligned(cos_sin, 8), "rope_table: cos_sin must be 8-byte aligned, not null");
-  k_rope_table<<<s.T, RopeCfg::kThreads, 0, stream>>>(reinterpret_cast<float2*>(cos_sin), s.p0, rope_args(s));
+  k_rope_table<<<s.T, RopeCfg::kThreads, 0, stream>>>(reinterpret_cast<float2*>(cos_sin), s.p0, s.p0_dev, s.max_ctx,
+                                                      rope_args(s));
   CUDA_CHECK_LAUNCH();
 }
 

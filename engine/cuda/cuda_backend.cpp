@@ -114,7 +114,7 @@ struct CudaBackend::Impl {
   // Activations for up to max_batch tokens.
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
   // The cos/sin of a chunk's rotation pairs ([max_batch][hd / 2] float pairs), once per chunk, for
-  // the fused variant's Q/K/V epilogue (GemmDispatch::run_heads).
+  // the Q/K/V epilogues that store the attention's inputs (GemmDispatch::run_heads, run_heads_decode).
   DeviceBuffer rope_cos_sin;
   size_t attn_scratch_bytes = 0;
 
@@ -184,7 +184,7 @@ struct CudaBackend::Impl {
     k32 = DeviceBuffer(B * Hkv * hd * 4);
     v32 = DeviceBuffer(B * Hkv * hd * 4);
     q16 = DeviceBuffer(B * H * hd * 2);
-    if (path == Path::Fast && gemm.fast_variant() == FastGemm::Fused) rope_cos_sin = DeviceBuffer(B * hd * 4);
+    if (path == Path::Fast) rope_cos_sin = DeviceBuffer(B * hd * 4);  // heads stored by the GEMMs' epilogues
     o16 = DeviceBuffer(B * H * hd * 2);
     g32 = DeviceBuffer(B * F * 4);
     u32 = DeviceBuffer(B * F * 4);
@@ -283,10 +283,13 @@ struct CudaBackend::Impl {
     // The Q/K/V GEMMs store the attention's inputs themselves (RoPE in their epilogue) where the
     // fused variant runs them and the rotation is llama's over whole heads with no bias to add
     // first; the chunk's cos/sin are computed once for every layer, in the rope role's range.
-    const bool heads_in_epilogue = path == Path::Fast && gemm.fast_variant() == FastGemm::Fused &&
-                                   T > kernels::kGemvMaxT && !s.neox && (s.n_rot == 0 || s.n_rot == hd) &&
-                                   p0_dev == nullptr && !has_qkv_bias();
-    if (heads_in_epilogue) {
+    // So do the decode GEMVs of a step (T = 1, any fast variant; the position may come from the
+    // device: a graph-captured step).
+    const bool llama_rope = path == Path::Fast && !s.neox && (s.n_rot == 0 || s.n_rot == hd) && !has_qkv_bias();
+    const bool heads_in_epilogue =
+        llama_rope && gemm.fast_variant() == FastGemm::Fused && T > kernels::kGemvMaxT && p0_dev == nullptr;
+    const bool heads_in_gemv = llama_rope && T == 1;
+    if (heads_in_epilogue || heads_in_gemv) {
       NvtxRange r("rope", 0);
       kernels::rope_table(s, rope_cos_sin.as<float>(), stream);
     }
@@ -299,13 +302,16 @@ struct CudaBackend::Impl {
       }
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
                              v_cache.as<uint16_t>() + l * layer_kv};
-      if (!heads_in_epilogue ||
-          !gemm.run_heads(L.prefix,
-                          {{"attn_q", &L.wq, out.q16, true, false},
-                           {"attn_k", &L.wk, out.k_cache, true, true},
-                           {"attn_v", &L.wv, out.v_cache, false, true}},
-                          {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)}, h16.as<uint16_t>(), T))
-        project_qkv(L, out, s, T);
+      const std::vector<GemmDispatch::HeadOutput> heads = {{"attn_q", &L.wq, out.q16, true, false},
+                                                           {"attn_k", &L.wk, out.k_cache, true, true},
+                                                           {"attn_v", &L.wv, out.v_cache, false, true}};
+      const bool stored =
+          (heads_in_epilogue && gemm.run_heads(L.prefix, heads, {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)},
+                                               h16.as<uint16_t>(), T)) ||
+          (heads_in_gemv && gemm.run_heads_decode(L.prefix, heads,
+                                                  {rope_cos_sin.as<float>(), hd, p0, p0_dev, static_cast<int>(max_ctx)},
+                                                  h16.as<uint16_t>(), T));
+      if (!stored) project_qkv(L, out, s, T);
       {
         NvtxRange r(L.prefix + "attn", attn_flops);
         kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),

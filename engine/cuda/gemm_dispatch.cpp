@@ -303,6 +303,39 @@ bool GemmDispatch::run_heads(const std::string& prefix, const std::vector<HeadOu
   return true;
 }
 
+bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector<HeadOutput>& outputs,
+                                    const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T) {
+  if (!fast_ || T != 1 || outputs.empty()) return false;
+  // Groups as run_group forms them (in order: the first group of the output's type and K with
+  // room); every one planned before the first launch: all or nothing.
+  std::vector<std::vector<const HeadOutput*>> groups;
+  for (const HeadOutput& o : outputs) {
+    if (in_pipeline_slot(*o.w)) return false;
+    const auto home = std::find_if(groups.begin(), groups.end(), [&](const std::vector<const HeadOutput*>& g) {
+      const DeviceMatrix& w0 = *g.front()->w;
+      return g.size() < static_cast<size_t>(kernels::kGemvMaxParts) && w0.ggml_type == o.w->ggml_type && w0.cols == o.w->cols;
+    });
+    if (home != groups.end()) home->push_back(&o);
+    else groups.push_back({&o});
+  }
+  std::vector<std::vector<kernels::GemvHeadOutput>> parts(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    for (const HeadOutput* o : groups[i]) parts[i].push_back({view(*o->w), o->y, o->rotate, o->kv_cache});
+    if (!kernels::gemv_fast_group_heads_unsupported_reason(parts[i], T, rope).empty()) return false;
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    std::string roles;
+    uint64_t flops = 0;
+    for (const HeadOutput* o : groups[i]) {
+      roles += o->role + "+";
+      flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols + (o->rotate ? 6ull * T * o->w->rows : 0);
+    }
+    NvtxRange r(prefix + roles + "rope", flops);
+    kernels::gemv_fast_group_heads(parts[i], rope, x16, T, stream_);
+  }
+  return true;
+}
+
 void GemmDispatch::run_fused_group(const std::string& prefix, const Output* outputs, size_t n, const uint16_t* x16,
                                    int T) {
   std::vector<kernels::WsGroupPart> parts;

@@ -27,6 +27,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/device_buffer.h"
 #include "kernels/cublas_gemm.h"
+#include "kernels/gemm_fast.h"
 #include "kernels/gemm_ws.h"
 
 struct cublasContext;
@@ -94,6 +95,13 @@ class GemmDispatch {
   };
   bool run_heads(const std::string& prefix, const std::vector<HeadOutput>& outputs, const kernels::WsRopeTarget& rope,
                  const uint16_t* x16, int T);
+  // Fast path, decode step (T = 1): the same stores from the decode GEMV
+  // (kernels::gemv_fast_group_heads), one launch per group of one weight type and K as run_group
+  // forms them, in ranges named the same way; the position may come from device memory (a
+  // graph-captured step). Same bits as run_group followed by kernels::rope_store_qkv_fused.
+  // Returns false, having launched nothing, where any output cannot take it.
+  bool run_heads_decode(const std::string& prefix, const std::vector<HeadOutput>& outputs,
+                        const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T);
   // a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel: fused variant, prefill, on the gate/up pair
   // that prepare() interleaved under `gate`; fast path, decode step (T = 1): gemv_fast_swiglu on
   // the raw blocks (same bits as gate, up and silu_mul one after the other). Returns false (nothing

@@ -473,6 +473,87 @@ TEST(GemvFast, GroupedLaunchesNameWhatTheyDoNotTake) {
   EXPECT_EQ(gemv_fast_swiglu_unsupported_reason(q4, q4, 1), "");
   EXPECT_NE(gemv_fast_swiglu_unsupported_reason(q4, q6, 1).find("differ"), std::string::npos);
   EXPECT_NE(gemv_fast_swiglu_unsupported_reason(q4, q4, 3).find("gate: T = 3"), std::string::npos);
+  // Heads stores: whole heads, a table where a part rotates, the position inside the cache.
+  uint16_t* h = reinterpret_cast<uint16_t*>(uintptr_t{512});
+  const float* table = reinterpret_cast<const float*>(uintptr_t{1024});
+  const GemvRopeTarget rope{table, 128, 5, nullptr, 64};
+  EXPECT_EQ(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}, {q4, h, true, true}}, 1, rope), "");
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {table, 96, 5, nullptr, 64}).find("whole heads"),
+            std::string::npos);
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {nullptr, 128, 5, nullptr, 64}).find("cos/sin"),
+            std::string::npos);
+  EXPECT_EQ(gemv_fast_group_heads_unsupported_reason({{q4, h, false, true}}, 1, {nullptr, 128, 5, nullptr, 64}), "");
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, true}}, 1, {table, 128, 64, nullptr, 64}).find("do not fit"),
+            std::string::npos);
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, true}}, 2, rope).find("one token"), std::string::npos);
+}
+
+// Q, K, V of a decode step stored as the attention's inputs by the GEMV itself (RoPE on Q and K,
+// fp16, K and V into their cache rows): bit for bit gemv_fast_group's fp32 outputs followed by
+// rope_store_qkv_fused, over caches holding random bytes (rows other than the position's must keep
+// them). The position by value and from device memory; MHA (the 7B's 32 heads of 128) with V in
+// q4_K and in q6_K (its own group, as in the 7B), and GQA with head dim 64.
+TEST(GemvFast, GroupHeadsEqualsGroupThenRopeBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(17);
+  constexpr int kMaxCtx = 48;
+  struct Case {
+    int H, Hkv, hd;
+    uint32_t qk_type, v_type;
+  };
+  for (const Case c : {Case{32, 32, 128, kQ4K, kQ4K}, Case{32, 32, 128, kQ4K, kQ6K}, Case{16, 4, 64, kQ6K, kQ6K}}) {
+    const int64_t K = 4096, qrows = int64_t{c.H} * c.hd, kvrows = int64_t{c.Hkv} * c.hd;
+    const Weights wq = make_weights(c.qk_type, qrows, K, 1100), wk = make_weights(c.qk_type, kvrows, K, 1101),
+                  wv = make_weights(c.v_type, kvrows, K, 1102);
+    DeviceBuffer<uint16_t> x(random_activations(K, rng));
+    const size_t cache = static_cast<size_t>(kvrows) * kMaxCtx;
+    const std::vector<uint16_t> old_k = random_activations(static_cast<int64_t>(cache), rng),
+                                old_v = random_activations(static_cast<int64_t>(cache), rng);
+    for (const bool from_device : {false, true})
+      for (const int p0 : {0, 29}) {
+        const std::string at = std::string(type_name(c.qk_type)) + "/" + type_name(c.v_type) + " H" + std::to_string(c.H) +
+                               " Hkv" + std::to_string(c.Hkv) + " hd" + std::to_string(c.hd) + " p0=" + std::to_string(p0) +
+                               (from_device ? " (device position)" : "");
+        DeviceBuffer<int> p0_dev(std::vector<int>{p0});
+        QkvShape s;
+        s.T = 1, s.H = c.H, s.Hkv = c.Hkv, s.hd = c.hd, s.p0 = p0, s.max_ctx = kMaxCtx;
+        s.p0_dev = from_device ? p0_dev.get() : nullptr;
+        // Reference: the grouped GEMV's fp32 outputs (groups of one type, as the engine forms them),
+        // then the fused RoPE + cache store.
+        DeviceBuffer<float> q32(static_cast<size_t>(qrows)), k32(static_cast<size_t>(kvrows)), v32(static_cast<size_t>(kvrows));
+        const bool one_group = c.qk_type == c.v_type;
+        std::vector<GemvOutput> g0{{wq.view(), q32.get(), GemmEpilogue::StoreF32}, {wk.view(), k32.get(), GemmEpilogue::StoreF32}};
+        if (one_group) g0.push_back({wv.view(), v32.get(), GemmEpilogue::StoreF32});
+        gemv_fast_group(g0, x.get(), 1, stream.get());
+        if (!one_group) gemv_fast_group({{wv.view(), v32.get(), GemmEpilogue::StoreF32}}, x.get(), 1, stream.get());
+        DeviceBuffer<uint16_t> want_q(static_cast<size_t>(qrows)), want_k(old_k), want_v(old_v);
+        want_q.poison();
+        rope_store_qkv_fused({q32.get(), qrows, k32.get(), kvrows, v32.get(), kvrows},
+                             {want_q.get(), want_k.get(), want_v.get()}, s, stream.get());
+
+        DeviceBuffer<float> table(static_cast<size_t>(c.hd));
+        rope_table(s, table.get(), stream.get());
+        DeviceBuffer<uint16_t> q16(static_cast<size_t>(qrows)), kc(old_k), vc(old_v);
+        q16.poison();
+        const GemvRopeTarget rope{table.get(), c.hd, from_device ? -1 : p0, s.p0_dev, kMaxCtx};
+        std::vector<GemvHeadOutput> h0{{wq.view(), q16.get(), true, false}, {wk.view(), kc.get(), true, true}};
+        const GemvHeadOutput hv{wv.view(), vc.get(), false, true};
+        if (one_group) h0.push_back(hv);
+        ASSERT_EQ(gemv_fast_group_heads_unsupported_reason(h0, 1, rope), "") << at;
+        gemv_fast_group_heads(h0, rope, x.get(), 1, stream.get());
+        if (!one_group) gemv_fast_group_heads({hv}, rope, x.get(), 1, stream.get());
+        const auto same = [&](const char* what, const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
+          ASSERT_EQ(got.size(), want.size());
+          size_t bad = 0;
+          for (size_t i = 0; i < got.size(); ++i) bad += got[i] != want[i];
+          EXPECT_EQ(bad, 0u) << at << " " << what << ": " << bad << " of " << got.size() << " fp16 values differ";
+        };
+        same("q16", q16.download(), want_q.download());
+        same("k cache", kc.download(), want_k.download());
+        same("v cache", vc.download(), want_v.download());
+      }
+  }
 }
 
 // A small case for compute-sanitizer (memcheck, racecheck): every gemv kernel of every type once,
