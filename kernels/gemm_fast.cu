@@ -296,7 +296,9 @@ std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadO
   for (const GemvHeadOutput& p : parts) plain.push_back({p.w, p.y, GemmEpilogue::StoreF16});
   if (std::string why = gemv_fast_group_unsupported_reason(plain, T); !why.empty()) return why;
   const int hd = rope.head_dim;
-  if (hd < 2 || hd % 2 != 0) return "head dim " + std::to_string(hd) + " must be even and positive";
+  // A 16-row tile of the decode kernel lies in one head (its stores read 8 consecutive pairs).
+  if (hd < 16 || hd % 16 != 0) return "head dim " + std::to_string(hd) + " must be a positive multiple of 16";
+  if (reinterpret_cast<uintptr_t>(rope.cos_sin) % 16 != 0) return "the cos/sin table must be 16-byte aligned";
   if (rope.max_ctx < 1) return "max_ctx " + std::to_string(rope.max_ctx) + " must be positive";
   if (!rope.p0_dev && (rope.p0 < 0 || rope.p0 + T > rope.max_ctx))
     return "positions " + std::to_string(rope.p0) + ".." + std::to_string(rope.p0 + T - 1) + " do not fit the cache (max_ctx " +

@@ -28,6 +28,10 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, uint3
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool valid) {
   cp_async_16(dst, src, valid ? 16u : 0u);
 }
+// 4-byte global -> shared copy (cp.async.ca: copies under 16 bytes go through L1).
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {

@@ -480,6 +480,10 @@ TEST(GemvFast, GroupedLaunchesNameWhatTheyDoNotTake) {
   EXPECT_EQ(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}, {q4, h, true, true}}, 1, rope), "");
   EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {table, 96, 5, nullptr, 64}).find("whole heads"),
             std::string::npos);
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {table, 8, 5, nullptr, 64}).find("multiple of 16"),
+            std::string::npos);
+  EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {table + 2, 128, 5, nullptr, 64}).find("aligned"),
+            std::string::npos);
   EXPECT_NE(gemv_fast_group_heads_unsupported_reason({{q4, h, true, false}}, 1, {nullptr, 128, 5, nullptr, 64}).find("cos/sin"),
             std::string::npos);
   EXPECT_EQ(gemv_fast_group_heads_unsupported_reason({{q4, h, false, true}}, 1, {nullptr, 128, 5, nullptr, 64}), "");
