@@ -152,8 +152,9 @@ __device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const u
 // What a heads tile's stores read besides its sums: the cos/sin of its 8 rotation pairs per token
 // (64 contiguous bytes of the table per token: head_dim is a multiple of 16, so a tile lies in one
 // head) and the position. gemv_fetch_head_consts asks for them with cp.async when the tile starts,
-// so that their L2 round trips run under the tile's loads and MMAs: read after the sums, one
-// dependent load after another, they made the Q/K/V launches ~1.5 µs longer (H200, session 15).
+// so that their L2 round trips run under the tile's loads and MMAs instead of after its sums. (H200,
+// session 15: the Q/K/V launches timed the same within noise either way, 19.4-19.5 µs per layer
+// in the decode trace; the latency this takes off the tile's end is what it is for.)
 template <int kT>
 struct GemvHeadConsts {
   float2 cs[kT][kGemvRows / 2];
