@@ -23,6 +23,7 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
+#include "kernels/pdl_launch.h"
 
 namespace pfx::kernels {
 
@@ -97,6 +98,8 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
   __shared__ float s_m[Cfg::kGroups], s_l[Cfg::kGroups];
   __shared__ float s_acc[Cfg::kGroups][HD];
   const int split = blockIdx.x, h = blockIdx.y, t = blockIdx.z;
+  dev::pdl_launch_dependents();  // the combine may be resident, waiting, before the splits end
+  dev::pdl_wait();               // q and the caches belong to the kernels before this one
   const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.z);
   if (decode_context_invalid(p0, T, max_ctx)) return;  // the combine writes NaN
   const DecodeSplitPlan plan = decode_split_plan<HD>(T * H, p0 + T, target_blocks);
@@ -215,6 +218,7 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
                           const int* __restrict__ p0_dev, int max_ctx, int target_blocks) {
   using Cfg = DecodeCfg<HD>;
   dev::pdl_launch_dependents();  // attn_output's GEMV may start fetching weights (kernels/ptx.cuh)
+  dev::pdl_wait();               // the splits' partials
   const int h = blockIdx.x, t = blockIdx.y, d = threadIdx.x;
   const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.y);
   if (decode_context_invalid(p0, T, max_ctx)) {  // visible, never an out-of-bounds read
@@ -263,12 +267,14 @@ void launch_decode(const AttentionArgs& a, float* part, cudaStream_t stream) {
   const int rows = a.T * a.H;
   const int grid_splits = a.p0_dev ? decode_split_plan<HD>(rows, a.max_ctx, target_blocks).bound
                                    : decode_split_plan<HD>(rows, a.p0 + a.T, target_blocks).n_splits;
-  k_attn_decode_split<HD><<<dim3(grid_splits, a.H, a.T), Cfg::kThreads, 0, stream>>>(
-      a.q16, a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
-      detail::attention_score_scale(HD));
+  // Both as programmatic dependents (kernels/pdl_launch.h): their blocks are resident, waiting in
+  // pdl_wait, when the kernel before ends, instead of being launched then.
+  detail::launch_pdl(k_attn_decode_split<HD>, dim3(grid_splits, a.H, a.T), dim3(Cfg::kThreads), 0, stream, a.q16,
+                     a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
+                     detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
-  k_attn_decode_combine<HD><<<dim3(a.H, a.T), Cfg::kCombineThreads, 0, stream>>>(part, a.o16, a.H, a.p0, a.p0_dev,
-                                                                                  a.max_ctx, target_blocks);
+  detail::launch_pdl(k_attn_decode_combine<HD>, dim3(a.H, a.T), dim3(Cfg::kCombineThreads), 0, stream,
+                     static_cast<const float*>(part), a.o16, a.H, a.p0, a.p0_dev, a.max_ctx, target_blocks);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
+#include "kernels/pdl_launch.h"
 #include "kernels/plant_spin.cuh"
 
 namespace pfx::kernels {
@@ -153,10 +154,8 @@ __global__ void __launch_bounds__(RmsnormRowCfg::kThreads)
   const float4* row = reinterpret_cast<const float4*>(x + static_cast<int64_t>(t) * D);
   const float4* w4 = reinterpret_cast<const float4*>(w);
   uint2* orow = reinterpret_cast<uint2*>(out + static_cast<int64_t>(t) * D);
-#pragma unroll 4
-  for (int i = static_cast<int>(threadIdx.x); i < n4; i += RmsnormRowCfg::kThreads) row_s[i] = row[i];
-  // The norm weights this thread scales by, fetched beside the row rather than after the sum: one
-  // L2 round trip less on the decode step's critical path.
+  // The norm weights this thread scales by (constants), fetched first: in flight while the block
+  // waits for the kernel before it (launched as a programmatic dependent) and then loads the row.
   constexpr int kMine = RmsnormRowCfg::kMaxD / RmsnormWarpCfg::kVec / RmsnormRowCfg::kThreads;
   float4 g[kMine];
 #pragma unroll
@@ -164,6 +163,9 @@ __global__ void __launch_bounds__(RmsnormRowCfg::kThreads)
     const int i = static_cast<int>(threadIdx.x) + j * RmsnormRowCfg::kThreads;
     if (i < n4) g[j] = w4[i];
   }
+  dev::pdl_wait();  // x belongs to the kernels before this one; out is read by none still running
+#pragma unroll 4
+  for (int i = static_cast<int>(threadIdx.x); i < n4; i += RmsnormRowCfg::kThreads) row_s[i] = row[i];
   __syncthreads();
   if (threadIdx.x < 32) {  // lane l adds float4 l, l + 32, ... in order: k_rmsnorm_warp's sum
     float ss = 0.0f;
@@ -211,8 +213,10 @@ void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int 
   const char* why = rmsnorm_fast_unsupported_reason(x, w, out, D);
   detail::require(why == nullptr, "rmsnorm_f32_to_f16_fast: ", why ? why : "", " (D=", D, ")");
   if (T < RmsnormRowCfg::kMaxRows && D <= RmsnormRowCfg::kMaxD) {
-    k_rmsnorm_row<<<static_cast<unsigned>(T), RmsnormRowCfg::kThreads, static_cast<size_t>(D) * 4, stream>>>(x, w, out,
-                                                                                                             D, eps);
+    // A programmatic dependent (kernels/pdl_launch.h): a decode step's one block is resident and has
+    // its weights in flight when the kernel before it ends.
+    detail::launch_pdl(k_rmsnorm_row, dim3(static_cast<unsigned>(T)), dim3(RmsnormRowCfg::kThreads),
+                       static_cast<size_t>(D) * 4, stream, x, w, out, D, eps);
     CUDA_CHECK_LAUNCH();
     return;
   }
