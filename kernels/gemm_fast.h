@@ -102,7 +102,7 @@ struct GemvHeadOutput {
 };
 struct GemvRopeTarget {
   const float* cos_sin;  // [T][hd / 2] (cos, sin) of positions p0 + t (kernels::rope_table); null if nothing rotates
-  int head_dim;          // hd: even; every part's rows a multiple of it
+  int head_dim;          // hd: a multiple of 16 (a 16-row tile lies in one head); every part's rows a multiple of it
   int p0;                // the first token's position (ignored when p0_dev is set)
   const int* p0_dev;     // or that position in device memory (a graph-captured decode step)
   int max_ctx;           // cache rows per head: p0 + T <= max_ctx

@@ -146,9 +146,6 @@ __device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const u
   if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
 }
 
-// After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
-// in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
-// and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does.
 // What a heads tile's stores read besides its sums: the cos/sin of its 8 rotation pairs per token
 // (64 contiguous bytes of the table per token: head_dim is a multiple of 16, so a tile lies in one
 // head) and the position. gemv_fetch_head_consts asks for them with cp.async when the tile starts,
@@ -196,6 +193,10 @@ __device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const G
   *reinterpret_cast<uint32_t*>(static_cast<uint16_t*>(q.y) + at) = pack_half2_rn(v.x, v.y);
 }
 
+// After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
+// in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
+// and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does; a
+// heads part's pairs go through gemv_store_head_pair with the tile's constants `head`.
 template <int kT>
 __device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v, const uint8_t* partials, int stride,
                                                        int warps, float* gate_sum, const GemvHeadConsts<kT>& head) {
