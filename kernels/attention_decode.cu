@@ -24,6 +24,7 @@
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
 #include "kernels/pdl_launch.h"
+#include "kernels/rope_math.cuh"
 
 namespace pfx::kernels {
 
@@ -84,7 +85,7 @@ __device__ __forceinline__ float round_fp16(float x) { return __half2float(__flo
 __device__ __forceinline__ int decode_p0(int p0, const int* __restrict__ p0_dev) { return p0_dev ? *p0_dev : p0; }
 // A device position whose context does not fit the cache (the host checks by-value ones).
 __device__ __forceinline__ bool decode_context_invalid(int p0, int T, int max_ctx) {
-  return p0 < 0 || static_cast<int64_t>(p0) + T > max_ctx;
+  return !dev::cache_rows_fit(p0, T, max_ctx);
 }
 
 // grid (>= n_splits, H, T); block 128. part: [T][H][n_splits][HD + 2] fp32, n_splits of the live

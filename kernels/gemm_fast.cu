@@ -11,6 +11,7 @@
 #include "kernels/gemm_fast_internal.h"
 #include "kernels/gemm_fast_gemv_job.cuh"
 #include "kernels/gemm_fast_kernel.cuh"
+#include "kernels/rope_math.cuh"
 #include "quant/types.h"
 #include "util/error.h"
 
@@ -300,7 +301,7 @@ std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadO
   if (hd < 16 || hd % 16 != 0) return "head dim " + std::to_string(hd) + " must be a positive multiple of 16";
   if (reinterpret_cast<uintptr_t>(rope.cos_sin) % 16 != 0) return "the cos/sin table must be 16-byte aligned";
   if (rope.max_ctx < 1) return "max_ctx " + std::to_string(rope.max_ctx) + " must be positive";
-  if (!rope.p0_dev && (rope.p0 < 0 || rope.p0 + T > rope.max_ctx))
+  if (!rope.p0_dev && !dev::cache_rows_fit(rope.p0, T, rope.max_ctx))
     return "positions " + std::to_string(rope.p0) + ".." + std::to_string(rope.p0 + T - 1) + " do not fit the cache (max_ctx " +
            std::to_string(rope.max_ctx) + ")";
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -322,9 +323,8 @@ void gemv_fast_group_heads(const std::vector<GemvHeadOutput>& parts, const GemvR
     launch[i] = {p.w.data, row_bytes(p.w), p.w.rows, p.y, dev::kStoreF16,
                  (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0)};
   }
-  const detail::GemvHeadsLaunch heads{rope.cos_sin, rope.p0_dev, rope.p0, rope.head_dim, rope.max_ctx};
   detail::gemv_group_launch(parts[0].w.ggml_type, launch, static_cast<int>(parts.size()), false, parts[0].w.cols, x16, T,
-                            stream, &heads);
+                            stream, &rope);
 }
 
 std::string gemv_fast_swiglu_unsupported_reason(const QuantMatrixView& gate, const QuantMatrixView& up, int64_t T) {

@@ -184,7 +184,7 @@ __device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const G
                                                      int n, int t, float v0, float v1) {
   const GemvHeads& h = job.heads;
   const int p0 = c.p0;
-  if (p0 < 0 || static_cast<int64_t>(p0) + kT > h.max_ctx) return;
+  if (!cache_rows_fit(p0, kT, h.max_ctx)) return;
   const int head = n / h.head_dim, d = n - head * h.head_dim;
   float2 v = make_float2(v0, v1);
   if (q.heads & kGemvHeadRotate) v = rope_rotate_pair(v.x, v.y, c.cs[t][(n % kGemvRows) >> 1]);
@@ -426,7 +426,7 @@ void launch_gemv_direct(const GemvJob& job, int T, int warps, bool stream_tiles,
 // The direct kernel's job for parts [parts, parts + n) (tiles numbered part after part), or for a
 // SwiGLU pair (gate, up).
 GemvJob direct_job(const ::pfx::kernels::detail::GemvPartLaunch* parts, int n, int64_t K, const uint16_t* x, bool swiglu,
-                   const ::pfx::kernels::detail::GemvHeadsLaunch* heads = nullptr) {
+                   const ::pfx::kernels::GemvRopeTarget* heads = nullptr) {
   if (n < 1 || n > kGemvMaxParts || (swiglu && n != 2)) fail("gemv_fast: ", n, " parts in one launch");
   GemvJob job{};
   job.x = x;
@@ -617,7 +617,7 @@ void gemv_launch(uint32_t ggml_type, int kernel, const GemmLaunch& a) {
 }
 
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
-                       const uint16_t* x, int64_t T, cudaStream_t stream, const GemvHeadsLaunch* heads) {
+                       const uint16_t* x, int64_t T, cudaStream_t stream, const GemvRopeTarget* heads) {
   // Every part's own pick (the caller checked that they agree): the warps per block fix each
   // output's summation order, so this is what makes a part's bits those of its own launch.
   if (!launch_direct(ggml_type, dev::direct_job(parts, n, K, x, swiglu, heads), static_cast<int>(T),

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_variants.h"
 
 namespace pfx::kernels::detail {
@@ -52,16 +53,10 @@ struct GemvPartLaunch {
   int mode;       // dev::EpilogueMode
   int heads = 0;  // dev::kGemvHeadRotate | dev::kGemvHeadCache: y holds the attention's fp16 inputs
 };
-// Where heads parts store (kernels::GemvRopeTarget, validated).
-struct GemvHeadsLaunch {
-  const float* cos_sin;
-  const int* p0_dev;
-  int p0, head_dim, max_ctx;
-};
 // The direct kernel on parts [parts, parts + n) of one K-quant type and one K in one launch
 // (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
-// heads: required where a part stores heads.
+// heads: where the parts that store heads store (validated), else nullptr.
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
-                       const uint16_t* x, int64_t T, cudaStream_t stream, const GemvHeadsLaunch* heads = nullptr);
+                       const uint16_t* x, int64_t T, cudaStream_t stream, const GemvRopeTarget* heads = nullptr);
 
 }  // namespace pfx::kernels::detail

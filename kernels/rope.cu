@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
   __shared__ float2 table[RopeCfg::kMaxHeadDim / 2];
   const int t = blockIdx.x;
   const int p0 = p0_dev ? *p0_dev : p0_arg;
-  if (p0 < 0 || static_cast<int64_t>(p0) + static_cast<int>(gridDim.x) > max_ctx) return;
+  if (!dev::cache_rows_fit(p0, gridDim.x, max_ctx)) return;
   fill_table(table, p0 + t, rope);
   const int2 qh = slice_of(H, blockIdx.y, gridDim.y), kh = slice_of(Hkv, blockIdx.y, gridDim.y);
   if (rope.neox || rope.n_rot != hd) {
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(RopeCfg::kThreads)
     k_rope_table(float2* __restrict__ table, int p0_arg, const int* __restrict__ p0_dev, int max_ctx, RopeArgs rope) {
   const int t = blockIdx.x, half = rope.n_rot / 2;
   const int p0 = p0_dev ? *p0_dev : p0_arg;
-  if (p0 < 0 || static_cast<int64_t>(p0) + static_cast<int>(gridDim.x) > max_ctx) return;
+  if (!dev::cache_rows_fit(p0, gridDim.x, max_ctx)) return;
   for (int i = threadIdx.x; i < half; i += RopeCfg::kThreads)
     table[static_cast<int64_t>(t) * half + i] = rope_cos_sin(p0 + t, i, rope);
 }
