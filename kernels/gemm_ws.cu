@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_ws.h"
@@ -67,42 +68,61 @@ detail::WsLaunch launch_args(const WsMatrixView& w, const uint16_t* x16, int64_t
 
 // The split-chain variants' workspace on one device: per CTA (at most one per SM) the
 // accumulators of one 128 × 256 tile (2 panels × 128 threads × 128 floats) and a ready flag,
-// zeroed once (each tail clears the flag it consumed).
+// zeroed once (each tail clears the flag it consumed). The kernels do not claim slots (a claim on
+// the device cost the split kernels their wgmma pipeline, kernels/gemm_ws_kernel.cuh), so the host
+// keeps the launches that share it from overlapping: one stream's kernels never do (a launch's
+// consumers wait for the kernel before it, kernels/pdl_launch.h), and a launch on another stream,
+// or from another host thread (cudaStreamPerThread is one handle for many streams), first waits
+// for the last launch (`last_done`, recorded after every launch).
 struct SplitWorkspace {
   void* partial = nullptr;
   unsigned* ready = nullptr;
+  cudaEvent_t last_done = nullptr;
+  cudaStream_t last_stream = nullptr;
+  std::thread::id last_thread;
+  bool launched = false;
 };
-SplitWorkspace split_workspace(cudaStream_t stream) {
-  static std::mutex mu;
-  static std::map<int, SplitWorkspace> by_device;
-  const std::lock_guard<std::mutex> lock(mu);
+std::mutex split_mutex;  // guards split_by_device and every launch that uses a workspace
+
+// The current device's workspace, allocated on first use (split_mutex held).
+SplitWorkspace& split_workspace_locked() {
+  static std::map<int, SplitWorkspace> split_by_device;  // live for the process, as the CUDA context
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
-  if (const auto it = by_device.find(dev); it != by_device.end()) return it->second;
-  if (stream != nullptr) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-    if (capture != cudaStreamCaptureStatusNone)
-      fail("gemm_ws: the split-chain workspace is allocated on first use, which a CUDA graph capture does not "
-           "allow: call gemm_ws_reserve_workspace() before capturing");
-  }
+  if (const auto it = split_by_device.find(dev); it != split_by_device.end()) return it->second;
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   SplitWorkspace w;
   CUDA_CHECK(cudaMalloc(&w.partial, static_cast<size_t>(sms) * 2 * 128 * 128 * sizeof(float)));
   CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&w.ready), static_cast<size_t>(sms) * sizeof(unsigned)));
   CUDA_CHECK(cudaMemset(w.ready, 0, static_cast<size_t>(sms) * sizeof(unsigned)));
+  CUDA_CHECK(cudaEventCreateWithFlags(&w.last_done, cudaEventDisableTiming));
   CUDA_CHECK(cudaDeviceSynchronize());  // the flags are zero before any launch reads them
-  by_device.emplace(dev, w);  // lives for the process, as the CUDA context
-  return w;
+  return split_by_device.emplace(dev, w).first->second;
+}
+
+// A split-chain launch, ordered after the previous one that used the device's workspace.
+void launch_split(const detail::WsVariantEntry& v, detail::WsLaunch a) {
+  const std::lock_guard<std::mutex> lock(split_mutex);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(a.stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    fail("gemm_ws: variant ", v.info.name, " (split chains) cannot be captured in a CUDA graph: its workspace is "
+         "shared by every launch on the device, and a graph's replay would not be ordered after them; use a "
+         "whole-tile variant");
+  SplitWorkspace& w = split_workspace_locked();
+  const std::thread::id me = std::this_thread::get_id();
+  if (w.launched && (w.last_stream != a.stream || w.last_thread != me))
+    CUDA_CHECK(cudaStreamWaitEvent(a.stream, w.last_done, 0));
+  a.partial = w.partial, a.ready = w.ready;
+  v.launch(a);
+  CUDA_CHECK(cudaEventRecord(w.last_done, a.stream));
+  w.last_stream = a.stream, w.last_thread = me, w.launched = true;
 }
 
 void launch_variant(const detail::WsVariantEntry& v, detail::WsLaunch a, int max_ctas) {
   a.max_ctas = max_ctas;
-  if (v.info.split_chains) {
-    const SplitWorkspace w = split_workspace(a.stream);
-    a.partial = w.partial, a.ready = w.ready;
-  }
+  if (v.info.split_chains) return launch_split(v, a);
   v.launch(a);
 }
 
@@ -366,7 +386,10 @@ void gemm_ws_group(const WsMatrixView& w, const std::vector<WsGroupPart>& parts,
   gemm_ws_group_variant(gemm_ws_pick_variant(w.ggml_type, T, w.rows, w.cols), w, parts, x16, T, epilogue, stream);
 }
 
-void gemm_ws_reserve_workspace() { (void)split_workspace(nullptr); }
+void gemm_ws_reserve_workspace() {
+  const std::lock_guard<std::mutex> lock(split_mutex);
+  (void)split_workspace_locked();
+}
 
 void gemm_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue,
              cudaStream_t stream) {

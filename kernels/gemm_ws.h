@@ -117,11 +117,10 @@ void gemm_ws_group_rope_variant(int variant, const WsMatrixView& w, const std::v
                                 int max_ctas = 0);
 
 // The split-chain variants' device workspace (accumulators of split tiles and their flags, ~17 MB
-// on an H200), allocated on first use on the current device; call it before capturing a launch in
-// a CUDA graph (allocation is not allowed there). The variants of one device share it: their
-// launches must not overlap (one stream, as the engine runs them); launches on two streams that do
-// overlap stop with a kernel error (each slot is claimed before it is written), never with mixed
-// sums.
+// on an H200), allocated on first use on the current device, or here ahead of time. The variants
+// of one device share it, and the host orders their launches: one on another stream (or host
+// thread) than the last waits for it (an event), so two never overlap. A split-chain launch inside
+// a CUDA graph capture is refused (a replay could overlap another launch).
 void gemm_ws_reserve_workspace();
 
 }  // namespace pfx::kernels

@@ -280,14 +280,16 @@ __device__ __forceinline__ void ws_store_heads(const WsParams& p, const WsPartOu
   }
 }
 
-// A slot's flag: free (0) → claimed by a head (kWsSlotClaimed) → its accumulators ready
-// (kWsSlotReady) → free again once the tail that continues them has read them.
-inline constexpr unsigned kWsSlotClaimed = 2u, kWsSlotReady = 1u;
+// A slot's flag: free (0) → its head's accumulators ready (kWsSlotReady) → free again once the
+// tail that continues them has read them.
+inline constexpr unsigned kWsSlotReady = 1u;
 
-// A head piece's accumulators into slot `slot` of the workspace, then its ready flag. The head
-// first claims the slot (free → claimed): two launches that share the workspace at the same time
-// (two streams of one device) would meet at a slot, and the second stops the kernel (__trap, an
-// error the host sees) instead of mixing one launch's sums into the other's. Each consumer thread
+// A head piece's accumulators into slot `slot` of the workspace, then its ready flag. The slot is
+// this launch's alone: launches that use the workspace never overlap (one stream's kernels end
+// before the next one's consumers start, kernels/pdl_launch.h; the host orders launches on two
+// streams one after the other, kernels/gemm_ws.cu). A claim checked here (atomicCAS, __trap on a
+// collision) made ptxas serialize every wgmma of the split kernels (C7512: the trap's path keeps
+// registers live across the k loop); docs/gemm-fast.md, session 16. Each consumer thread
 // writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512 contiguous
 // bytes); every writer's fence orders its stores before the barrier, and the flag is published
 // after it (the threadfence-then-flag pattern). Stores and loads are cache-streaming (evict
@@ -296,8 +298,6 @@ inline constexpr unsigned kWsSlotClaimed = 2u, kWsSlotReady = 1u;
 template <int kBN>
 __device__ __forceinline__ void ws_store_head(const WsParams& p, const float (&acc)[kBN / 2], int slot, int panel,
                                               int tid) {
-  if (panel == 0 && tid == 0 && atomicCAS(p.ready + slot, 0u, kWsSlotClaimed) != 0u) __trap();
-  named_barrier_sync(1, 256);
   float4* dst = p.partial + ((static_cast<int64_t>(slot) * 2 + panel) * (kBN / 8)) * 128 + tid;
 #pragma unroll
   for (int i = 0; i < kBN / 8; ++i)

@@ -37,7 +37,7 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
                            const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu,
                            const std::vector<std::vector<const DeviceMatrix*>>& groups) {
   if (!fast_ || variant_ != FastGemm::Fused) return;
-  kernels::gemm_ws_reserve_workspace();  // before any launch a CUDA graph could capture
+  kernels::gemm_ws_reserve_workspace();  // now, not inside the first prefill
   // Why the fused GEMM's decode cannot take a matrix's block scales ("" if it can), once per matrix:
   // such a matrix keeps the cuBLAS path (noted below, where single matrices are repacked).
   std::map<const DeviceMatrix*, std::string> out_of_range;

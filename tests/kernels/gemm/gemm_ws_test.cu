@@ -471,6 +471,46 @@ TEST(GemmWs, SplitChainsSmallCaseForSanitizers) {
   expect_split_equals_whole(w, nullptr, 128, 130, 4, rng, stream);
 }
 
+// Split-chain launches share the device's workspace and claim nothing on the device: the host
+// orders a launch on another stream after the last one (kernels/gemm_ws.cu). Eight launches
+// alternating between two streams, no host synchronization between them, each bitwise its
+// whole-tile result (launches that overlapped would continue each other's accumulators); and a
+// split-chain launch inside a graph capture is refused, where a replay could not be ordered.
+TEST(GemmWs, SplitChainsOnTwoStreamsAreOrderedAndNotCaptured) {
+  PFX_REQUIRE_GPU();
+  Stream a, b;
+  std::mt19937_64 rng(15);
+  const Weights w = make_weights(kQ4K, 384, 4096, 995, false, a);
+  const int whole = variant_index(kQ4K, "ws_n128"), split = variant_index(kQ4K, "ws_sk_n128");
+  constexpr int kLaunches = 8, kCtas = 4;
+  constexpr int64_t T = 300;
+  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> x;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
+  for (int i = 0; i < kLaunches; ++i) {
+    x.push_back(std::make_unique<DeviceBuffer<uint16_t>>(random_activations(T * w.K, rng)));
+    y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
+    want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
+    y.back()->poison(), want.back()->poison();
+    gemm_ws_variant(whole, w.view(), x.back()->get(), T, want.back()->get(), GemmEpilogue::StoreF32, a.get());
+  }
+  a.sync();
+  for (int i = 0; i < kLaunches; ++i)
+    gemm_ws_variant(split, w.view(), x[static_cast<size_t>(i)]->get(), T, y[static_cast<size_t>(i)]->get(),
+                    GemmEpilogue::StoreF32, (i % 2 ? b : a).get(), kCtas);
+  a.sync(), b.sync();
+  for (int i = 0; i < kLaunches; ++i)
+    EXPECT_TRUE(compare_bits("split launch " + std::to_string(i) + " on stream " + (i % 2 ? "b" : "a"),
+                             y[static_cast<size_t>(i)]->download(), want[static_cast<size_t>(i)]->download()));
+
+  Stream c;
+  CUDA_CHECK(cudaStreamBeginCapture(c.get(), cudaStreamCaptureModeThreadLocal));
+  EXPECT_THROW(gemm_ws_variant(split, w.view(), x[0]->get(), T, y[0]->get(), GemmEpilogue::StoreF32, c.get(), kCtas),
+               pfx::Error);
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(c.get(), &graph));
+  if (graph) CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
 // Matrices of one type and K repacked one after another into one buffer, as the engine does for a
 // layer's Q, K and V.
 struct Group {
