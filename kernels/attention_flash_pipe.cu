@@ -45,8 +45,6 @@
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
-#include "kernels/ptx.cuh"
 #include "kernels/race_stress.cuh"
 
 namespace pfx::kernels {
@@ -86,10 +84,6 @@ __global__ void __launch_bounds__(FlashPipeCfg<HD>::kThreads, FlashPipeCfg<HD>::
                               int p0, int max_ctx, float scale_log2, int pack_log2) {
   using Cfg = FlashPipeCfg<HD>;
   constexpr int kTile = Cfg::kTile;
-  // Launched as a programmatic dependent (kernels/pdl_launch.h): the output GEMM after it may
-  // launch once every block has started; this block waits for the Q/K/V kernels' end.
-  dev::pdl_launch_dependents();
-  dev::pdl_wait();
   extern __shared__ __align__(128) uint8_t smem[];
   const uint32_t s_ring = dev::smem_addr(smem);  // stage i: K at s_ring + i * kStageBytes, V kTileBytes later
   const uint32_t s_q = s_ring + (Cfg::kStages - 1) * Cfg::kStageBytes;
@@ -232,9 +226,9 @@ void launch_pipe(const AttentionArgs& a, cudaStream_t stream) {
   // the driver would pick by itself.
   CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k_attn_flash_prefill_pipe<HD>),
                                   cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-  detail::launch_pdl(k_attn_flash_prefill_pipe<HD>, grid, dim3(Cfg::kThreads), Cfg::kSmemBytes, stream, a.q16,
-                     a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, detail::attention_score_scale(HD),
-                     pack_log2);
+  k_attn_flash_prefill_pipe<HD><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      a.q16, a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, detail::attention_score_scale(HD),
+      pack_log2);
   CUDA_CHECK_LAUNCH();
 }
 

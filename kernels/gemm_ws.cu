@@ -70,8 +70,8 @@ detail::WsLaunch launch_args(const WsMatrixView& w, const uint16_t* x16, int64_t
 // accumulators of one 128 × 256 tile (2 panels × 128 threads × 128 floats) and a ready flag,
 // zeroed once (each tail clears the flag it consumed). The kernels do not claim slots (a claim on
 // the device cost the split kernels their wgmma pipeline, kernels/gemm_ws_kernel.cuh), so the host
-// keeps the launches that share it from overlapping: one stream's kernels never do (a launch's
-// consumers wait for the kernel before it, kernels/pdl_launch.h), and a launch on another stream,
+// keeps the launches that share it from overlapping: one stream's kernels never do (plain launches,
+// kernels/gemm_ws_kernel.cuh: ws_store_head), and a launch on another stream,
 // or from another host thread (cudaStreamPerThread is one handle for many streams), first waits
 // for the last launch (`last_done`, recorded after every launch).
 struct SplitWorkspace {

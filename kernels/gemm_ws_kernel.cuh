@@ -285,9 +285,10 @@ __device__ __forceinline__ void ws_store_heads(const WsParams& p, const WsPartOu
 inline constexpr unsigned kWsSlotReady = 1u;
 
 // A head piece's accumulators into slot `slot` of the workspace, then its ready flag. The slot is
-// this launch's alone: launches that use the workspace never overlap (one stream's kernels end
-// before the next one's consumers start, kernels/pdl_launch.h; the host orders launches on two
-// streams one after the other, kernels/gemm_ws.cu). A claim checked here (atomicCAS, __trap on a
+// this launch's alone: launches that use the workspace never overlap (a stream runs them one after
+// the other: they are not programmatic dependents, and one that became one would have to wait in
+// pdl_wait before its first workspace access; the host orders launches on two streams,
+// kernels/gemm_ws.cu). A claim checked here (atomicCAS, __trap on a
 // collision) made ptxas serialize every wgmma of the split kernels (C7512: the trap's path keeps
 // registers live across the k loop); docs/gemm-fast.md, session 16. Each consumer thread
 // writes its fragment as float4s, [slot][panel][i][thread] (a warp's store is 512 contiguous
@@ -429,9 +430,6 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
                   : WsUnit{static_cast<int>(blockIdx.x) + i * static_cast<int>(gridDim.x), 0, p.nk, kWsWholeTile};
   };
 
-  // Launched as a programmatic dependent (kernels/pdl_launch.h): the kernel after this one may
-  // launch now; its blocks become resident as this grid's CTAs exit and wait there for its end.
-  pdl_launch_dependents();
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx, then the copies' bytes
     for (int s = 0; s <= S; ++s) mbar_init(empty0 + 8 * s, 256);  // one arrival per consumer thread
@@ -442,42 +440,21 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
   if (wg == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();
     if (tid != 0) return;
-    // Stage `stage` expects k-tile kt's bytes; the weight half (constants) is requested here, the
-    // X half (the kernel before this one writes it) by load_x.
-    const auto load_w = [&](int stage, int mt, int kt) {
-      const uint32_t bar = full0 + 8 * stage;
-      mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
-      const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
-      bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups), 2 * L::kQuantBytes, bar);
-      if constexpr (L::kScaleBytes > 0)
-        bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
-    };
-    const auto load_x = [&](int stage, int tt, int kt) {
-      tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, full0 + 8 * stage);
-    };
-    // The first unit's first stages are empty: their weights are fetched while the kernel before
-    // this one still runs (its last CTAs, or its memory flush), the ring's fill latency hidden.
-    int early = 0;
-    if (units > 0) {
-      const WsUnit u = unit_at(0);
-      early = u.k1 - u.k0 < S ? u.k1 - u.k0 : S;
-      for (int j = 0; j < early; ++j) load_w(j, u.tile % p.m_tiles, u.k0 + j);
-    }
-    pdl_wait();  // X, the outputs and the split chains' workspace belong to the kernels before
     int stage = 0;
     uint32_t phase = 0;
     for (int i = 0; i < units; ++i) {
       const WsUnit u = unit_at(i);
       const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
       for (int kt = u.k0; kt < u.k1; ++kt) {
-        if (early > 0) {  // stage == kt - u.k0 of unit 0: weights requested before pdl_wait
-          --early;
-        } else {
-          mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
-          PFX_RACE_STRESS_POINT(1);
-          load_w(stage, mt, kt);
-        }
-        load_x(stage, tt, kt);
+        mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
+        PFX_RACE_STRESS_POINT(1);
+        const uint32_t bar = full0 + 8 * stage;
+        mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+        tma_load_2d(smem_addr(xs + stage * Cfg::kXStageBytes), &xmap, kt * Cfg::BK, tt * BN, bar);
+        const uint32_t wdst = smem_addr(ws + stage * Cfg::kWStageBytes);
+        bulk_copy_g2s(wdst, p.w + ws_quant_offset<L>(mt, kt, p.n_groups), 2 * L::kQuantBytes, bar);
+        if constexpr (L::kScaleBytes > 0)
+          bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
         if (++stage == S) stage = 0, phase ^= 1;
       }
       if (u.kind != kWsHeadPiece) {
@@ -489,7 +466,6 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
   }
 
   setmaxnreg_inc<Cfg::kConsumerRegs>();
-  pdl_wait();  // the epilogues' outputs and the split chains' workspace belong to the kernels before
   const int panel = wg - 1, warp = tid >> 5, lane = tid & 31;
   WsConsumer<kType, BN, S, Cfg::kXStageBytes, Cfg::kWStageBytes> consumer(xs, tid, lane);
   // Every thread that read the stage arrives itself (its own release), so each read is ordered

@@ -16,7 +16,6 @@
 #include "kernels/gemm_ws_internal.h"
 #include "kernels/gemm_ws_kernel.cuh"
 #include "kernels/launch_info.h"
-#include "kernels/pdl_launch.h"
 #include "util/error.h"
 
 namespace pfx::kernels::dev {
@@ -139,9 +138,7 @@ void launch_ws_kernel(const detail::WsLaunch& a) {
   }
   const WsSchedule sched{static_cast<int>(tiles), p.nk, p.chunk};
   const unsigned grid = static_cast<unsigned>(sched.ctas(slots));
-  // A programmatic dependent (kernels/pdl_launch.h): ws_kernel fetches its first stages' weights
-  // while the kernel before it ends.
-  detail::launch_pdl(kernel, dim3(grid), dim3(Cfg::kThreads), Cfg::kSmemBytes, a.stream, map, p);
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, a.stream>>>(map, p);
   CUDA_CHECK_LAUNCH();
 }
 

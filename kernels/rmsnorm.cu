@@ -87,8 +87,6 @@ __global__ void __launch_bounds__(RmsnormWarpCfg::kThreads)
     k_rmsnorm_warp(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T, int D,
                    float eps) {
   PFX_PLANT_SPIN();  // calibration builds only (kernels/plant_spin.cuh)
-  dev::pdl_launch_dependents();  // the GEMM after it may launch and fetch its first weights
-  dev::pdl_wait();               // x belongs to the kernels before this one
   const int lane = threadIdx.x % 32;
   const int t = blockIdx.x * RmsnormWarpCfg::kRowsPerBlock + threadIdx.x / 32;
   if (t >= T) return;  // whole warp leaves together; no block barrier below
@@ -223,7 +221,7 @@ void rmsnorm_f32_to_f16_fast(const float* x, const float* w, uint16_t* out, int 
     return;
   }
   const unsigned grid = static_cast<unsigned>((T + RmsnormWarpCfg::kRowsPerBlock - 1) / RmsnormWarpCfg::kRowsPerBlock);
-  detail::launch_pdl(k_rmsnorm_warp, dim3(grid), dim3(RmsnormWarpCfg::kThreads), 0, stream, x, w, out, T, D, eps);
+  k_rmsnorm_warp<<<grid, RmsnormWarpCfg::kThreads, 0, stream>>>(x, w, out, T, D, eps);
   CUDA_CHECK_LAUNCH();
 }
 
