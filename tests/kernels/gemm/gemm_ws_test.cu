@@ -19,6 +19,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "epilogue_checks.h"
@@ -509,6 +510,49 @@ TEST(GemmWs, SplitChainsOnTwoStreamsAreOrderedAndNotCaptured) {
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(c.get(), &graph));
   if (graph) CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
+// The same ordering between host threads: cudaStreamPerThread is one handle for each thread's own
+// stream, so two threads launching on it at once would overlap without it. Two threads, four
+// split launches each on cudaStreamPerThread, each bitwise its whole-tile result.
+TEST(GemmWs, SplitChainsFromTwoHostThreadsAreOrdered) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(16);
+  const Weights w = make_weights(kQ4K, 384, 4096, 996, false, stream);
+  const int whole = variant_index(kQ4K, "ws_n128"), split = variant_index(kQ4K, "ws_sk_n128");
+  constexpr int kThreads = 2, kPerThread = 4, kCtas = 4;
+  constexpr int64_t T = 300;
+  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> x;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
+  for (int i = 0; i < kThreads * kPerThread; ++i) {
+    x.push_back(std::make_unique<DeviceBuffer<uint16_t>>(random_activations(T * w.K, rng)));
+    y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
+    want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
+    y.back()->poison(), want.back()->poison();
+    gemm_ws_variant(whole, w.view(), x.back()->get(), T, want.back()->get(), GemmEpilogue::StoreF32, stream.get());
+  }
+  stream.sync();
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (int j = 0; j < kPerThread; ++j) {
+          const size_t i = static_cast<size_t>(t * kPerThread + j);
+          gemm_ws_variant(split, w.view(), x[i]->get(), T, y[i]->get(), GemmEpilogue::StoreF32, cudaStreamPerThread,
+                          kCtas);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(t)] = e.what();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[static_cast<size_t>(t)], "") << "thread " << t;
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_TRUE(compare_bits("split launch " + std::to_string(i) + " from thread " + std::to_string(i / kPerThread),
+                             y[i]->download(), want[i]->download()));
 }
 
 // Matrices of one type and K repacked one after another into one buffer, as the engine does for a
