@@ -473,40 +473,54 @@ TEST(GemmWs, SplitChainsSmallCaseForSanitizers) {
 }
 
 // Split-chain launches share the device's workspace and claim nothing on the device: the host
-// orders a launch on another stream after the last one (kernels/gemm_ws.cu). Eight launches
-// alternating between two streams, no host synchronization between them, each bitwise its
-// whole-tile result (launches that overlapped would continue each other's accumulators); and a
-// split-chain launch inside a graph capture is refused, where a replay could not be ordered.
+// orders a launch on another stream or host thread after the last one (kernels/gemm_ws.cu). The
+// two tests below make `n` split launches (q4_K, 4 CTAs: heads and tails) from two streams or two
+// threads with no synchronization between them, each checked bitwise against its whole-tile
+// result (launches that overlapped would continue each other's accumulators).
+struct SplitOrderingRuns {
+  static constexpr int64_t kT = 300;
+  static constexpr int kCtas = 4;
+  Weights w;
+  int split = 0;
+  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> x;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
+
+  SplitOrderingRuns(int n, uint64_t seed, Stream& stream) : w(make_weights(kQ4K, 384, 4096, seed, false, stream)) {
+    std::mt19937_64 rng(seed);
+    const int whole = variant_index(kQ4K, "ws_n128");
+    split = variant_index(kQ4K, "ws_sk_n128");
+    for (int i = 0; i < n; ++i) {
+      x.push_back(std::make_unique<DeviceBuffer<uint16_t>>(random_activations(kT * w.K, rng)));
+      y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(kT * w.N)));
+      want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(kT * w.N)));
+      y.back()->poison(), want.back()->poison();
+      gemm_ws_variant(whole, w.view(), x.back()->get(), kT, want.back()->get(), GemmEpilogue::StoreF32, stream.get());
+    }
+    stream.sync();
+  }
+  void launch(size_t i, cudaStream_t stream) const {
+    gemm_ws_variant(split, w.view(), x[i]->get(), kT, y[i]->get(), GemmEpilogue::StoreF32, stream, kCtas);
+  }
+  // After every launch has been synchronized: each output bitwise its whole-tile result.
+  void expect_whole_tile_results(const std::string& what) const {
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_TRUE(compare_bits(what + ": split launch " + std::to_string(i), y[i]->download(), want[i]->download()));
+  }
+};
+
+// Eight launches alternating between two streams; and a split-chain launch inside a graph capture
+// is refused, where a replay could not be ordered.
 TEST(GemmWs, SplitChainsOnTwoStreamsAreOrderedAndNotCaptured) {
   PFX_REQUIRE_GPU();
   Stream a, b;
-  std::mt19937_64 rng(15);
-  const Weights w = make_weights(kQ4K, 384, 4096, 995, false, a);
-  const int whole = variant_index(kQ4K, "ws_n128"), split = variant_index(kQ4K, "ws_sk_n128");
-  constexpr int kLaunches = 8, kCtas = 4;
-  constexpr int64_t T = 300;
-  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> x;
-  std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
-  for (int i = 0; i < kLaunches; ++i) {
-    x.push_back(std::make_unique<DeviceBuffer<uint16_t>>(random_activations(T * w.K, rng)));
-    y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
-    want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
-    y.back()->poison(), want.back()->poison();
-    gemm_ws_variant(whole, w.view(), x.back()->get(), T, want.back()->get(), GemmEpilogue::StoreF32, a.get());
-  }
-  a.sync();
-  for (int i = 0; i < kLaunches; ++i)
-    gemm_ws_variant(split, w.view(), x[static_cast<size_t>(i)]->get(), T, y[static_cast<size_t>(i)]->get(),
-                    GemmEpilogue::StoreF32, (i % 2 ? b : a).get(), kCtas);
+  const SplitOrderingRuns runs(8, 995, a);
+  for (size_t i = 0; i < runs.y.size(); ++i) runs.launch(i, (i % 2 ? b : a).get());
   a.sync(), b.sync();
-  for (int i = 0; i < kLaunches; ++i)
-    EXPECT_TRUE(compare_bits("split launch " + std::to_string(i) + " on stream " + (i % 2 ? "b" : "a"),
-                             y[static_cast<size_t>(i)]->download(), want[static_cast<size_t>(i)]->download()));
+  runs.expect_whole_tile_results("two streams (odd launches on the second)");
 
   Stream c;
   CUDA_CHECK(cudaStreamBeginCapture(c.get(), cudaStreamCaptureModeThreadLocal));
-  EXPECT_THROW(gemm_ws_variant(split, w.view(), x[0]->get(), T, y[0]->get(), GemmEpilogue::StoreF32, c.get(), kCtas),
-               pfx::Error);
+  EXPECT_THROW(runs.launch(0, c.get()), pfx::Error);
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(c.get(), &graph));
   if (graph) CUDA_CHECK(cudaGraphDestroy(graph));
@@ -514,45 +528,26 @@ TEST(GemmWs, SplitChainsOnTwoStreamsAreOrderedAndNotCaptured) {
 
 // The same ordering between host threads: cudaStreamPerThread is one handle for each thread's own
 // stream, so two threads launching on it at once would overlap without it. Two threads, four
-// split launches each on cudaStreamPerThread, each bitwise its whole-tile result.
+// launches each.
 TEST(GemmWs, SplitChainsFromTwoHostThreadsAreOrdered) {
   PFX_REQUIRE_GPU();
   Stream stream;
-  std::mt19937_64 rng(16);
-  const Weights w = make_weights(kQ4K, 384, 4096, 996, false, stream);
-  const int whole = variant_index(kQ4K, "ws_n128"), split = variant_index(kQ4K, "ws_sk_n128");
-  constexpr int kThreads = 2, kPerThread = 4, kCtas = 4;
-  constexpr int64_t T = 300;
-  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> x;
-  std::vector<std::unique_ptr<DeviceBuffer<float>>> y, want;
-  for (int i = 0; i < kThreads * kPerThread; ++i) {
-    x.push_back(std::make_unique<DeviceBuffer<uint16_t>>(random_activations(T * w.K, rng)));
-    y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
-    want.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(T * w.N)));
-    y.back()->poison(), want.back()->poison();
-    gemm_ws_variant(whole, w.view(), x.back()->get(), T, want.back()->get(), GemmEpilogue::StoreF32, stream.get());
-  }
-  stream.sync();
+  constexpr size_t kThreads = 2, kPerThread = 4;
+  const SplitOrderingRuns runs(kThreads * kPerThread, 996, stream);
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
+  for (size_t t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       try {
-        for (int j = 0; j < kPerThread; ++j) {
-          const size_t i = static_cast<size_t>(t * kPerThread + j);
-          gemm_ws_variant(split, w.view(), x[i]->get(), T, y[i]->get(), GemmEpilogue::StoreF32, cudaStreamPerThread,
-                          kCtas);
-        }
+        for (size_t j = 0; j < kPerThread; ++j) runs.launch(t * kPerThread + j, cudaStreamPerThread);
         CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
       } catch (const std::exception& e) {
-        errors[static_cast<size_t>(t)] = e.what();
+        errors[t] = e.what();
       }
     });
   for (std::thread& th : threads) th.join();
-  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[static_cast<size_t>(t)], "") << "thread " << t;
-  for (size_t i = 0; i < y.size(); ++i)
-    EXPECT_TRUE(compare_bits("split launch " + std::to_string(i) + " from thread " + std::to_string(i / kPerThread),
-                             y[i]->download(), want[i]->download()));
+  for (size_t t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
+  runs.expect_whole_tile_results("two host threads (launches 4-7 from the second)");
 }
 
 // Matrices of one type and K repacked one after another into one buffer, as the engine does for a
