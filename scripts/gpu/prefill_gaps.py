@@ -3,6 +3,8 @@
 bursts of kernels separated by more than --split-us of idle time; per burst its span (first kernel
 start to last kernel end), the union of kernel intervals (busy), the idle rest, and the idle gaps
 between consecutive busy intervals by size. What a launch-overlap change (PDL) can win is the idle.
+Read it on builds without programmatic launches in the pass: a programmatic dependent's interval
+starts when its blocks do and includes their wait, so its idle time counts as busy here.
   prefill_gaps.py TRACE.json [TRACE.json ...] [--split-us 300]"""
 import argparse
 import json
