@@ -51,7 +51,7 @@ def main():
             busy = sum(e - s for s, e in iv)
             gaps = [iv[i + 1][0] - iv[i][1] for i in range(len(iv) - 1)]
             rows.append((len(b), span, busy, gaps))
-        print(f"{path}: {len(rows)} passes")
+        print(f"{path}: {len(rows)} bursts (passes closer together than --split-us count as one)")
         for n, span, busy, gaps in rows:
             big = [g for g in gaps if g >= 5000]
             print(f"  {n} kernels: span {span / 1e3:9.1f} us, busy {busy / 1e3:9.1f} us, idle {(span - busy) / 1e3:7.1f} us"
