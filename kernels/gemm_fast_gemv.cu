@@ -146,23 +146,36 @@ __device__ __forceinline__ void gemv_prefetch_unit_l2(const GemvPart& q, const u
   if (hi > lo) prefetch_l2_bulk(reinterpret_cast<const void*>(lo), static_cast<uint32_t>(hi - lo));
 }
 
-// What a heads tile's stores read besides its sums: the cos/sin of its 8 rotation pairs per token
-// (64 contiguous bytes of the table per token: head_dim is a multiple of 16, so a tile lies in one
-// head) and the position. gemv_fetch_head_consts asks for them with cp.async when the tile starts,
-// so that their L2 round trips run under the tile's loads and MMAs instead of after its sums. (H200,
-// session 15: the Q/K/V launches timed the same within noise either way, 19.4-19.5 µs per layer
-// in the decode trace; the latency this takes off the tile's end is what it is for.)
+// What a tile's stores read besides its sums, asked for with cp.async when the tile starts (after
+// pdl_wait: the kernels before this one write them) so that their L2 round trips run under the
+// tile's loads and MMAs instead of after its sums:
+// - a heads tile: the cos/sin of its 8 rotation pairs per token (64 contiguous bytes of the table
+//   per token: head_dim is a multiple of 16, so a tile lies in one head) and the position (H200,
+//   session 15: the Q/K/V launches timed the same within noise either way);
+// - an accumulating part (kAccumulateF32: attn_output and ffn_down add into the residual): the old
+//   values of its outputs, which the store otherwise loads after the sums (session 17's ncu: the
+//   add waiting on that load held ~6% of the 4096 x 4096 GEMV's stall samples).
 template <int kT>
-struct GemvHeadConsts {
+struct GemvTileConsts {
   float2 cs[kT][kGemvRows / 2];
+  float y_old[kGemvRows * kT];  // output o = 16t + r: y[t][n0 + r] before this launch
   int p0;
 };
 template <int kT>
-__device__ __forceinline__ void gemv_fetch_head_consts(const GemvJob& job, const GemvTileAt& at, GemvHeadConsts<kT>& c) {
+__device__ __forceinline__ void gemv_fetch_tile_consts(const GemvJob& job, const GemvTileAt& at, GemvTileConsts<kT>& c) {
   const GemvPart& q = job.part[at.part];
   const GemvHeads& h = job.heads;
   const int tid = static_cast<int>(threadIdx.x);
-  if (!q.heads) return;
+  if (!q.heads) {
+    if (!job.swiglu && q.mode == kAccumulateF32) {
+      for (int o = tid; o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
+        const int n = at.n0 + o % kGemvRows, t = o / kGemvRows;
+        if (n < q.N) cp_async_4(smem_addr(&c.y_old[o]), static_cast<const float*>(q.y) + static_cast<int64_t>(t) * q.N + n);
+      }
+      cp_async_commit();
+    }
+    return;
+  }
   if ((q.heads & kGemvHeadRotate) && tid < 4 * kT) {  // 4 threads × 16 bytes per token
     const int t = tid >> 2, piece = tid & 3, d0 = at.n0 % h.head_dim;
     cp_async_16(smem_addr(&c.cs[t][2 * piece]), h.cos_sin + static_cast<int64_t>(t) * (h.head_dim >> 1) + (d0 >> 1) + 2 * piece,
@@ -178,9 +191,9 @@ __device__ __forceinline__ void gemv_fetch_head_consts(const GemvJob& job, const
 // Outputs n, n + 1 (n even) of token t of a heads part: one rotation pair of head n / hd, stored
 // as the RoPE kernel stores it (k_rope_fused: its rotation and cos/sin, fp16 by round to nearest),
 // into rows [T, N] or the cache rows of positions p0 + t. A device position whose rows do not fit
-// the cache stores nothing, as k_rope_fused. c: the tile's (gemv_fetch_head_consts, landed).
+// the cache stores nothing, as k_rope_fused. c: the tile's (gemv_fetch_tile_consts, landed).
 template <int kT>
-__device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const GemvPart& q, const GemvHeadConsts<kT>& c,
+__device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const GemvPart& q, const GemvTileConsts<kT>& c,
                                                      int n, int t, float v0, float v1) {
   const GemvHeads& h = job.heads;
   const int p0 = c.p0;
@@ -196,10 +209,11 @@ __device__ __forceinline__ void gemv_store_head_pair(const GemvJob& job, const G
 // After __syncthreads, virtual tile v's outputs (as gemv_sum_and_store) go to their part's output;
 // in a SwiGLU pair the gate tile's sums wait in gate_sum (thread o keeps output o of both tiles)
 // and the up tile stores fp16(silu(gate) · up) into part 0's y, as k_elementwise_silu_mul does; a
-// heads part's pairs go through gemv_store_head_pair with the tile's constants `head`.
+// heads part's pairs go through gemv_store_head_pair with the tile's constants `consts`, and an
+// accumulating part adds its sums to the old outputs fetched there.
 template <int kT>
 __device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v, const uint8_t* partials, int stride,
-                                                       int warps, float* gate_sum, const GemvHeadConsts<kT>& head) {
+                                                       int warps, float* gate_sum, const GemvTileConsts<kT>& consts) {
   const GemvTileAt at = gemv_locate(job, v);
   const GemvPart& q = job.part[at.part];
   for (int o = static_cast<int>(threadIdx.x); o < kGemvRows * kT; o += static_cast<int>(blockDim.x)) {
@@ -207,12 +221,14 @@ __device__ __forceinline__ void gemv_job_sum_and_store(const GemvJob& job, int v
     if (n >= q.N) continue;
     if (q.heads) {  // the pair's even row stores both (rows n, n + 1 of one tile: n0 and kGemvRows even)
       if ((n & 1) == 0)
-        gemv_store_head_pair<kT>(job, q, head, n, t, gemv_partial_sum(partials, stride, warps, o),
+        gemv_store_head_pair<kT>(job, q, consts, n, t, gemv_partial_sum(partials, stride, warps, o),
                                  gemv_partial_sum(partials, stride, warps, o + 1));
       continue;
     }
     const float sum = gemv_partial_sum(partials, stride, warps, o);
-    if (!job.swiglu) {
+    if (!job.swiglu && q.mode == kAccumulateF32) {
+      static_cast<float*>(q.y)[static_cast<int64_t>(t) * q.N + n] = __fadd_rn(consts.y_old[o], sum);
+    } else if (!job.swiglu) {
       gemv_store_to(q.y, q.N, q.mode, n, t, sum);
     } else if (at.part == 0) {
       gate_sum[o] = sum;
@@ -250,7 +266,7 @@ template <class D, int kT>
 __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direct(const __grid_constant__ GemvJob job) {
   __shared__ float4 partial[D::kMaxWarps][32];
   __shared__ float gate_sum[kGemvRows * kT];  // a SwiGLU pair's gate outputs until its up tile's
-  __shared__ __align__(16) GemvHeadConsts<kT> head;  // a heads tile's cos/sin and position
+  __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
   pdl_launch_dependents();  // the next GEMV may start fetching its own weights
   // Loop state is the virtual tile v and the unit u: q4_K at T = 8 sits at its cap of 128 registers,
   // so the tile's part and rows and the warp's unit count are recomputed from the parameters.
@@ -271,7 +287,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
     r_hi = D::fetch(row_hi + warp * D::kBlockBytes, tq);
   }
   pdl_wait();  // X and Y belong to the kernels before this one
-  if (v < job.tiles) gemv_fetch_head_consts<kT>(job, at, head);  // (the table and position too)
+  if (v < job.tiles) gemv_fetch_tile_consts<kT>(job, at, consts);
 #pragma unroll 1
   while (v < job.tiles) {
     const int next_v = gemv_next_tile(job, v, blocks);
@@ -279,7 +295,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
 #pragma unroll 1
     for (int u = warp; u < units; u += warps) {
       uint4 b[kGemvPairs];
-      gemv_direct_x<D, kT>(xg, u, g, tq, b);
+      gemv_direct_x<D, kT>(xg, u, tq, b);
       // The unit's decode: the one-FMA form where every row of the warp's unit allows it (a vote on
       // the raw headers, warp-uniform), else the exact two-step form; the same outputs either way
       // (kernels/gemm_fast_gemv_direct.cuh).
@@ -322,14 +338,14 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
     // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as in k_gemv_fast).
     partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
                                       __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
-    cp_async_wait<0>();  // this thread's head constants (if it asked for any) ...
+    cp_async_wait<0>();  // this thread's tile constants (if it asked for any) ...
     __syncthreads();     // ... and everyone's partials and constants
     gemv_job_sum_and_store<kT>(job, v, reinterpret_cast<const uint8_t*>(partial), sizeof(partial[0]), warps, gate_sum,
-                               head);
+                               consts);
     if (next_v < job.tiles) {
       __syncthreads();  // the next tile's partials and constants overwrite these: every thread's sums first
       at = gemv_locate(job, next_v);
-      gemv_fetch_head_consts<kT>(job, at, head);
+      gemv_fetch_tile_consts<kT>(job, at, consts);
       row_lo = gemv_part_row(job.part[at.part], at.n0 + g);
       row_hi = gemv_part_row(job.part[at.part], at.n0 + g + 8);
       if (warp < units) {  // from L2 by now (prefetched during the last unit)

@@ -63,14 +63,23 @@ struct DirectQ4K {
   PFX_HD static bool fast_ok(const Raw& r) { return placed_q4k_scale_ok(r.hdr.x); }
   PFX_HD static Ctx prepare(const Raw& r, int tq) { return U::prepare_regs(r.hdr, r.q0, r.q1, tq); }
   PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
+  // d1·2^129 as (d·2^129)·sc: both products exact (d·2^129 <= 2^122 by fast_ok; d·sc has at most 17
+  // significant bits), and the sign of a zero is d's, as ggml's d·sc. Only q, d and m are set: the
+  // exact decode's fields are not read by fast_pair. (Session 17: the exact decode's scales() and
+  // two more multiplies took ~12 instructions more per row; H200 SASS, docs/gemm-fast.md.)
   PFX_HD static Ctx fast_prepare(const Raw& r, int tq) {
-    Ctx c;
+    Ctx c{};
     c.q[0] = r.q0.x, c.q[1] = r.q0.y, c.q[2] = r.q0.z, c.q[3] = r.q0.w;
     c.q[4] = r.q1.x, c.q[5] = r.q1.y, c.q[6] = r.q1.z, c.q[7] = r.q1.w;
-    U::scales(r.hdr, tq, 1.0f, c);  // |d1| of both sub-blocks, d's sign, m1
-    const float sgn_2p64 = fmul_rn(c.sgn, 0x1p64f);  // ±2^64
+    uint32_t sc2, mn2;
+    U::scale_bytes(r.hdr, tq, sc2, mn2);
+    const float d129 = fmul_rn(fmul_rn(half_bits_to_float(r.hdr.x), 0x1p64f), 0x1p65f);
+    const float dmin = half_bits_to_float(r.hdr.x >> 16);
 PFX_HD_UNROLL
-    for (int s = 0; s < 2; ++s) c.d[s] = fmul_rn(fmul_rn(c.d[s], sgn_2p64), 0x1p65f);  // ·2^65, exact
+    for (int s = 0; s < 2; ++s) {
+      c.d[s] = fmul_rn(d129, byte_float(sc2, s));
+      c.m[s] = fmul_rn(dmin, byte_float(mn2, s));
+    }
     return c;
   }
   PFX_HD static uint4 fast_pair(const Ctx& c, int /*tq*/, int p) {
@@ -200,13 +209,11 @@ PFX_HD_UNROLL
     align16(r.w[1], r.s, c.lb);
     align16(r.w[2], r.s, c.h);
     const float d = half_bits_to_float(r.d);
-    // 2^131 as 2^66 · 2^65: d·2^66 is exact (finite, |d| < 2^-10), d·sc exact (18 bits), then ·2^65.
-    const float dd = kFast ? fmul_rn(d, 0x1p66f) : d;
+    // kFast: d·2^131 (as d·2^66·2^65, each exact: |d| < 2^-10 keeps it below 2^121), then ·sc, exact
+    // (at most 19 significant bits); once per row rather than the 2^65 once per scale.
+    const float dd = kFast ? fmul_rn(fmul_rn(d, 0x1p66f), 0x1p65f) : d;
 PFX_HD_UNROLL
-    for (int q = 0; q < 4; ++q) {
-      c.ds[q] = fmul_rn(dd, static_cast<float>(r.sc[q]));
-      if constexpr (kFast) c.ds[q] = fmul_rn(c.ds[q], 0x1p65f);
-    }
+    for (int q = 0; q < 4; ++q) c.ds[q] = fmul_rn(dd, static_cast<float>(r.sc[q]));
     return c;
   }
   PFX_HD static Ctx prepare(const Raw& r, int /*tq*/) { return prepare_scaled<false>(r); }
@@ -243,13 +250,14 @@ PFX_HD bool gemv_direct_fast_ok(const typename D::Raw& lo, const typename D::Raw
 }
 
 // ---- one unit of one lane --------------------------------------------------------------------
-// The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load; tokens
-// g >= kT are zero columns whose results are never stored). xg = row g of X (any row for g >= kT).
+// The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load). xg = row
+// g of X for g < kT, any row of X for g >= kT: an MMA's output column depends on its own B column
+// only, and columns g >= kT are never stored, so they need no zeros (session 17: zeroing them and
+// predicating the loads cost 16 instructions per unit at T = 1).
 template <class D, int kT>
-PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int g, int tq, uint4 (&b)[kGemvPairs]) {
+PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int tq, uint4 (&b)[kGemvPairs]) {
 PFX_HD_UNROLL
-  for (int p = 0; p < kGemvPairs; ++p)
-    b[p] = g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
+  for (int p = 0; p < kGemvPairs; ++p) b[p] = ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq)));
 }
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first

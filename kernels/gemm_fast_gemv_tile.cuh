@@ -102,12 +102,17 @@ struct GemvUnit<WeightQ4K> : GemvStaging<9, 144, false, false> {  // K % 256 == 
   // |d1| = |d|·sc is formed exactly as fma(2^23 + sc, |d|, -2^23·|d|); m1 = dmin·m as in ggml.
   // high_scale: the factor on sub-block 2tq+1's |d1| (1/16 where its nibble is read in place as
   // 16·q; exact, since d is an fp16 >= 2^-24 or 0). q5_K shares this header layout.
-  PFX_HD static void scales(const uint4& hdr, int tq, float high_scale, Ctx& c) {
+  // The 6-bit (sc, m) of sub-blocks 2tq (byte 0 of sc2 / mn2) and 2tq+1 (byte 1).
+  PFX_HD static void scale_bytes(const uint4& hdr, int tq, uint32_t& sc2, uint32_t& mn2) {
     const uint32_t sh = 16u * static_cast<uint32_t>(tq & 1);
     const uint32_t a = hdr.y >> sh, b = hdr.z >> sh, cc = hdr.w >> sh;  // bytes 0, 1: sub-blocks 2tq, 2tq+1
     const bool high = tq >= 2;
-    const uint32_t sc2 = high ? ((cc & 0x0F0Fu) | ((a >> 2) & 0x3030u)) : (a & 0x3F3Fu);
-    const uint32_t mn2 = high ? (((cc >> 4) & 0x0F0Fu) | ((b >> 2) & 0x3030u)) : (b & 0x3F3Fu);
+    sc2 = high ? ((cc & 0x0F0Fu) | ((a >> 2) & 0x3030u)) : (a & 0x3F3Fu);
+    mn2 = high ? (((cc >> 4) & 0x0F0Fu) | ((b >> 2) & 0x3030u)) : (b & 0x3F3Fu);
+  }
+  PFX_HD static void scales(const uint4& hdr, int tq, float high_scale, Ctx& c) {
+    uint32_t sc2, mn2;
+    scale_bytes(hdr, tq, sc2, mn2);
     const float d = half_bits_to_float(hdr.x), dmin = half_bits_to_float(hdr.x >> 16);
     const float ad = bits_float(float_bits(d) & 0x7FFFFFFFu);
     c.sgn = signbit_set(d) ? -1.0f : 1.0f;  // d1 = d·sc with sc >= 0: d1 has d's sign, zero included
@@ -117,7 +122,7 @@ PFX_HD_UNROLL
       const float d1 = fma_rn(byte_plus_2p23(sc2, s), ads, fmul_rn(ads, -8388608.0f));  // |d|·sc·scale, exact
       c.d[s] = d1;
       c.nd[s] = fmul_rn(d1, -8388608.0f);  // exact
-      c.m[s] = fmul_rn(dmin, fsub_rn(byte_plus_2p23(mn2, s), 8388608.0f));
+      c.m[s] = fmul_rn(dmin, byte_float(mn2, s));
     }
   }
   // From registers: the 16-byte header and this lane's 32 qs bytes (the decode mat-vec's direct

@@ -44,6 +44,9 @@ PFX_HD float byte_plus_2p23(uint32_t word, int which) {
   return bits_float(byte_perm(word, 0x4B000000u, 0x7440u | static_cast<uint32_t>(which)));
 }
 
+// Byte `which` (0..3) of `word` as a float, exactly (2^23 + byte, minus 2^23).
+PFX_HD float byte_float(uint32_t word, int which) { return fsub_rn(byte_plus_2p23(word, which), 8388608.0f); }
+
 // Byte `which` (0..3) of `word` in bits 16..23, every other bit zero: the float byte·2^-133 exactly
 // (a bit pattern below 2^24 is its value times 2^-149, whether subnormal or not).
 PFX_HD float placed_byte(uint32_t word, int which) {

@@ -66,8 +66,6 @@ inline constexpr int kWsQ4K = static_cast<int>(quant::Type::Q4_K), kWsQ5K = stat
 PFX_HD int ws_row(int t, int half) { return 16 * (t >> 5) + ((t & 31) >> 2) + 8 * half; }
 PFX_HD int ws_k(int t, int s, int e) { return 16 * s + 2 * (t & 3) + (e & 1) + 8 * (e >> 1); }
 
-// Byte `b` of `word` as a float, exactly (2^23 + byte, minus 2^23).
-PFX_HD float ws_byte_float(uint32_t word, int b) { return fsub_rn(byte_plus_2p23(word, b), 8388608.0f); }
 // Byte `b` of `word_x80` (an int8 with its sign bit flipped) as a float, exactly.
 PFX_HD float ws_int8_float(uint32_t word_x80, int b) { return fsub_rn(byte_plus_2p23(word_x80, b), 8388736.0f); }
 
@@ -386,8 +384,8 @@ PFX_HD void ws_k4_lane_scales(const uint8_t* scales, int t, int kt, float& v0, f
   const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
   const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
   const int b = 2 * (c & 1);
-  v0 = fmul_rn(half_bits_to_float(dd), ws_byte_float(sm, b));
-  v1 = fmul_rn(half_bits_to_float(dd >> 16), ws_byte_float(sm, b + 1));
+  v0 = fmul_rn(half_bits_to_float(dd), byte_float(sm, b));
+  v1 = fmul_rn(half_bits_to_float(dd >> 16), byte_float(sm, b + 1));
 }
 
 struct WsDecodeQ4K {
@@ -442,7 +440,7 @@ struct WsDecodeQ5K {
   PFX_HD static void row4_bytes(uint32_t v, float d1, float m1, uint32_t& e01, uint32_t& e23) {
     float y[4];
 PFX_HD_UNROLL
-    for (int b = 0; b < 4; ++b) y[b] = fma_rn(ws_byte_float(v, b), d1, -m1);
+    for (int b = 0; b < 4; ++b) y[b] = fma_rn(byte_float(v, b), d1, -m1);
     e01 = pack_half2_rn(y[0], y[1]);
     e23 = pack_half2_rn(y[2], y[3]);
   }

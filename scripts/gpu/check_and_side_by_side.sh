@@ -6,18 +6,24 @@
 # interleaved (bench_interleaved.sh) and the old build's pp512/pp2048 traces read for idle time
 # between kernels (prefill_gaps.py). Builds carried from a machine without a GPU:
 #   scripts/gpu/check_and_side_by_side.sh NEW_BUILD OLD_BUILD PEER_DIR OUT
+# PEER_DIR "-" skips the side by side (a ~4-minute call for a change that needs the checks and the
+# A/B only). Last, both builds' decode steps traced and diffed per role (`kerneltrace diff`).
 # Env: PAIRS / REPS for side_by_side.sh (2 / 3), ROUNDS for bench_interleaved.sh (4).
 set -uo pipefail
-new=$(cd "$1" && pwd); old=$(cd "$2" && pwd); peer=$(cd "$3" && pwd); out=$4
+new=$(cd "$1" && pwd); old=$(cd "$2" && pwd); out=$4
+peer=-; [[ $3 != - ]] && peer=$(cd "$3" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} PATH=$PATH:/usr/local/cuda/bin
 sum=$out/summary.txt; : >"$sum"
 note() { echo "$*" | tee -a "$sum"; }
 
-PAIRS=${PAIRS:-2} REPS=${REPS:-3} bash "$peer/side_by_side.sh" "$peer" "$new/engine/cli/prefill" "$out/sbs" \
-  >"$out/sbs.log" 2>&1 &
-sbs=$!
+sbs=
+if [[ $peer != - ]]; then
+  PAIRS=${PAIRS:-2} REPS=${REPS:-3} bash "$peer/side_by_side.sh" "$peer" "$new/engine/cli/prefill" "$out/sbs" \
+    >"$out/sbs.log" 2>&1 &
+  sbs=$!
+fi
 
 t0=$SECONDS
 "$new/tests/kernels/gemm/test_gemm_fast" --gtest_filter='GemvFast.*:GemvSeq.*:GemmWs.*' >"$out/tests.log" 2>&1
@@ -32,8 +38,10 @@ done
 bash "$here/overlap_check.sh" "$new" "$old" "$out/e2e" e2e >/dev/null 2>&1
 note "e2e (overlap_check.sh):"; grep -v '^stage' "$out/e2e/summary.txt" | tee -a "$sum"
 
-wait "$sbs"; note "side by side: rc=$?"
-cat "$out/sbs/summary.txt" >>"$sum" 2>/dev/null
+if [[ $sbs ]]; then
+  wait "$sbs"; note "side by side: rc=$?"
+  cat "$out/sbs/summary.txt" >>"$sum" 2>/dev/null
+fi
 
 ROUNDS=${ROUNDS:-4} bash "$here/bench_interleaved.sh" "$out/bench" old="$old/engine/cli/prefill" new="$new/engine/cli/prefill" \
   >"$out/bench.txt" 2>&1
@@ -46,3 +54,10 @@ for n in 512 2048; do
 done
 note "idle time between kernels, old build:"
 python3 "$here/prefill_gaps.py" "$out/trace-old-512.json" "$out/trace-old-2048.json" | tee -a "$sum"
+for b in old new; do
+  bin=$new/engine/cli/prefill; [[ $b == old ]] && bin=$old/engine/cli/prefill
+  "$kt" -o "$out/trace-decode-$b.json" --range prefill --skip 4 --quiet -- \
+    "$bin" bench --model /tmp/pfx-7b-q4km.gguf -p 1 -n 64 -r 1 --path fast --decode-graph off --json >/dev/null
+done
+note "decode steps (graph off), old vs new, own time per role:"
+"$kt" diff "$out/trace-decode-old.json" "$out/trace-decode-new.json" --top 16 | tee -a "$sum"
