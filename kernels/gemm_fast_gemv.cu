@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(32 * D::kMaxWarps, D::kMinBlocks) k_gemv_direc
 #pragma unroll 1
     for (int u = warp; u < units; u += warps) {
       uint4 b[kGemvPairs];
-      gemv_direct_x<D, kT>(xg, u, tq, b);
+      gemv_direct_x<D, kT>(xg, u, g, tq, b);
       // The unit's decode: the one-FMA form where every row of the warp's unit allows it (a vote on
       // the raw headers, warp-uniform), else the exact two-step form; the same outputs either way
       // (kernels/gemm_fast_gemv_direct.cuh).

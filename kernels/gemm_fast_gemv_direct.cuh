@@ -250,14 +250,17 @@ PFX_HD bool gemv_direct_fast_ok(const typename D::Raw& lo, const typename D::Raw
 }
 
 // ---- one unit of one lane --------------------------------------------------------------------
-// The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load). xg = row
-// g of X for g < kT, any row of X for g >= kT: an MMA's output column depends on its own B column
-// only, and columns g >= kT are never stored, so they need no zeros (session 17: zeroing them and
-// predicating the loads cost 16 instructions per unit at T = 1).
+// The B fragments of unit u: for pair p, x[g][256u + k0(p, tq) .. +7] (one 16-byte load; tokens
+// g >= kT are zero columns whose results are never stored). xg = row g of X (any row for g >= kT).
+// Any finite B would do for those columns (an MMA's output column reads its own B column only), but
+// loading every lane's B from row 0 instead (no zeros, no predicate: 16 instructions fewer per
+// unit at T = 1) made the q4_K GEMVs slower on the H200 (session 17: gate+up +5.5% per decode
+// step, tg128 0.99x; docs/gemm-fast.md): the predicated form stays.
 template <class D, int kT>
-PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int tq, uint4 (&b)[kGemvPairs]) {
+PFX_HD void gemv_direct_x(const uint16_t* xg, int u, int g, int tq, uint4 (&b)[kGemvPairs]) {
 PFX_HD_UNROLL
-  for (int p = 0; p < kGemvPairs; ++p) b[p] = ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq)));
+  for (int p = 0; p < kGemvPairs; ++p)
+    b[p] = g < kT ? ldg_ro(reinterpret_cast<const uint4*>(xg + kGemvUnitK * u + D::k0(p, tq))) : make_uint4(0u, 0u, 0u, 0u);
 }
 
 // The 16 MMAs of a unit: mma(j, a[4], b0, b1) is one m16n8k16 into accumulator j = 0 (the first

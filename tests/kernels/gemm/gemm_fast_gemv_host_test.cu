@@ -302,7 +302,7 @@ void check_gemv_direct(int64_t N, int64_t K, uint64_t seed, float scale_factor =
         const typename D::Raw r_lo = D::fetch(blk(n0 + g, u), tq), r_hi = D::fetch(blk(n0 + g + 8, u), tq);
         const typename D::Ctx lo = D::prepare(r_lo, tq), hi = D::prepare(r_hi, tq);
         uint4 b[kGemvPairs];
-        gemv_direct_x<D, kT>(e.src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, tq, b);
+        gemv_direct_x<D, kT>(e.src.x + static_cast<int64_t>(g < kT ? g : 0) * K, u, g, tq, b);
         std::vector<std::array<uint32_t, 4>> fast_a;
         if constexpr (D::kFastDecode) {
           if (fast) {
