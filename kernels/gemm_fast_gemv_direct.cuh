@@ -65,8 +65,9 @@ struct DirectQ4K {
   PFX_HD static uint4 pair(const Ctx& c, int tq, int p) { return U::pair(c, tq, p); }
   // d1·2^129 as (d·2^129)·sc: both products exact (d·2^129 <= 2^122 by fast_ok; d·sc has at most 17
   // significant bits), and the sign of a zero is d's, as ggml's d·sc. Only q, d and m are set: the
-  // exact decode's fields are not read by fast_pair. (Session 17: the exact decode's scales() and
-  // two more multiplies took ~12 instructions more per row; H200 SASS, docs/gemm-fast.md.)
+  // exact decode's fields are not read by fast_pair. (Session 17: fewer instructions than the
+  // exact decode's scales() and two more multiplies; its own share of the measured gain was
+  // within noise on the H200, docs/gemm-fast.md.)
   PFX_HD static Ctx fast_prepare(const Raw& r, int tq) {
     Ctx c{};
     c.q[0] = r.q0.x, c.q[1] = r.q0.y, c.q[2] = r.q0.z, c.q[3] = r.q0.w;

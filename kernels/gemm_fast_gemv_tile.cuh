@@ -95,14 +95,15 @@ struct GemvUnit<WeightQ4K> : GemvStaging<9, 144, false, false> {  // K % 256 == 
     uint32_t q[8];  // qs bytes [32tq, 32tq+32)
     float d[2], nd[2], sgn, m[2];  // per s: |d1|·2^-4s, -2^23·|d1|·2^-4s, m1; sign of d (= of d1) as ±1
   };
-  // ggml's get_scale_min_k4 for sub-blocks 2tq and 2tq+1 at once, without a branch (lanes tq < 2
-  // and tq >= 2 take different formulas): bytes i = 2(tq%2) and i+1 of a = scales[0..3],
-  // b = scales[4..7], c = scales[8..11] give (sc, m) = (a & 63, b & 63) for tq < 2, else
-  // ((c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6) << 4). The sc are exact small integers, so
-  // |d1| = |d|·sc is formed exactly as fma(2^23 + sc, |d|, -2^23·|d|); m1 = dmin·m as in ggml.
-  // high_scale: the factor on sub-block 2tq+1's |d1| (1/16 where its nibble is read in place as
-  // 16·q; exact, since d is an fp16 >= 2^-24 or 0). q5_K shares this header layout.
-  // The 6-bit (sc, m) of sub-blocks 2tq (byte 0 of sc2 / mn2) and 2tq+1 (byte 1).
+  // scale_bytes: ggml's get_scale_min_k4 for sub-blocks 2tq and 2tq+1 at once, without a branch
+  // (lanes tq < 2 and tq >= 2 take different formulas): bytes i = 2(tq%2) and i+1 of
+  // a = scales[0..3], b = scales[4..7], c = scales[8..11] give (sc, m) = (a & 63, b & 63) for
+  // tq < 2, else ((c & 15) | (a >> 6) << 4, (c >> 4) | (b >> 6) << 4): sub-block 2tq's in byte 0 of
+  // sc2 / mn2, 2tq+1's in byte 1. q5_K shares this header layout.
+  // scales: the sc are exact small integers, so |d1| = |d|·sc is formed exactly as
+  // fma(2^23 + sc, |d|, -2^23·|d|); m1 = dmin·m as in ggml. high_scale: the factor on sub-block
+  // 2tq+1's |d1| (1/16 where its nibble is read in place as 16·q; exact, since d is an fp16 >=
+  // 2^-24 or 0).
   PFX_HD static void scale_bytes(const uint4& hdr, int tq, uint32_t& sc2, uint32_t& mn2) {
     const uint32_t sh = 16u * static_cast<uint32_t>(tq & 1);
     const uint32_t a = hdr.y >> sh, b = hdr.z >> sh, cc = hdr.w >> sh;  // bytes 0, 1: sub-blocks 2tq, 2tq+1
