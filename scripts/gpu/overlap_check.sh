@@ -94,7 +94,9 @@ PY
   return $rc
 }
 # The SM clock and board power are sampled every 100 ms meanwhile (nvidia-smi), each run's start and
-# end noted: the summary gives each run's median clock and power (does a build run into the power cap?).
+# end noted: the summary gives each run's median clock and power. A run is mostly model loading and
+# decode, so these medians do not show the prefill's own clock (session 12 read them as "no cap");
+# clocks_and_stalls.sh times each phase alone (session 17: pp512 1710 MHz, pp2048 1605 MHz, capped).
 stage_bench() {
   [[ -f $model7b ]] || "$prefill" synth --profile profiles/models/llama-7b-q4km.yaml --out "$model7b" --force >/dev/null || return 1
   local rc=0 i=0 b bin sampler
