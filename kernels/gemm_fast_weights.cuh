@@ -154,7 +154,7 @@ PFX_HD_UNROLL
     float y[4];
     if (signbit_set(d1)) {
 PFX_HD_UNROLL
-      for (int e = 0; e < 4; ++e) y[e] = fsub_rn(fmul_rn(d1, fsub_rn(byte_plus_2p23(v, e), 8388608.0f)), m1);
+      for (int e = 0; e < 4; ++e) y[e] = fsub_rn(fmul_rn(d1, byte_float(v, e)), m1);
     } else {
       const float nd1 = fmul_rn(d1, -8388608.0f);  // exact: a power-of-two scaling
 PFX_HD_UNROLL
