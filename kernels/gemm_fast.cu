@@ -296,6 +296,16 @@ std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadO
   std::vector<GemvOutput> plain;
   for (const GemvHeadOutput& p : parts) plain.push_back({p.w, p.y, GemmEpilogue::StoreF16});
   if (std::string why = gemv_fast_group_unsupported_reason(plain, T); !why.empty()) return why;
+  std::vector<int64_t> rows;
+  std::vector<bool> rotates;
+  for (const GemvHeadOutput& p : parts) rows.push_back(p.w.rows), rotates.push_back(p.rotate);
+  return detail::gemv_heads_reason(rows, rotates, T, rope);
+}
+
+namespace detail {
+
+std::string gemv_heads_reason(const std::vector<int64_t>& rows, const std::vector<bool>& rotates, int64_t T,
+                              const GemvRopeTarget& rope) {
   const int hd = rope.head_dim;
   // A 16-row tile of the decode kernel lies in one head (its stores read 8 consecutive pairs).
   if (hd < 16 || hd % 16 != 0) return "head dim " + std::to_string(hd) + " must be a positive multiple of 16";
@@ -304,14 +314,17 @@ std::string gemv_fast_group_heads_unsupported_reason(const std::vector<GemvHeadO
   if (!rope.p0_dev && !dev::cache_rows_fit(rope.p0, T, rope.max_ctx))
     return "positions " + std::to_string(rope.p0) + ".." + std::to_string(rope.p0 + T - 1) + " do not fit the cache (max_ctx " +
            std::to_string(rope.max_ctx) + ")";
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const GemvHeadOutput& p = parts[i];
-    if (p.w.rows % hd != 0)
-      return "part " + std::to_string(i) + ": " + std::to_string(p.w.rows) + " rows are not whole heads of " + std::to_string(hd);
-    if (p.rotate && !rope.cos_sin) return "part " + std::to_string(i) + " rotates but there is no cos/sin table";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] % hd != 0)
+      return "part " + std::to_string(i) + ": " + std::to_string(rows[i]) + " rows are not whole heads of " + std::to_string(hd);
+    if (rotates[i] && !rope.cos_sin) return "part " + std::to_string(i) + " rotates but there is no cos/sin table";
   }
   return {};
 }
+
+int gemv_mode_of(GemmEpilogue e) { return mode_of(e); }
+
+}  // namespace detail
 
 void gemv_fast_group_heads(const std::vector<GemvHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
                            int64_t T, cudaStream_t stream) {

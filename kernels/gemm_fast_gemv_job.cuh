@@ -49,6 +49,9 @@ struct GemvJob {
   int parts;   // 1 .. kGemvMaxParts (2 for a SwiGLU pair)
   int tiles;   // virtual tiles of the launch
   int swiglu;  // 1: parts 0 and 1 are gate and up
+  // 1: part 0 is gate and up interleaved in one repacked matrix (k_gemv_ws on gemm_ws_repack_swiglu):
+  // each 16-row tile v holds gate rows 8v .. 8v+7 then the up rows of the same outputs; N = gate's rows.
+  int interleaved;
   GemvHeads heads;
 };
 

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernels/gemm_fast.h"
@@ -56,6 +57,13 @@ struct GemvPartLaunch {
 // The direct kernel on parts [parts, parts + n) of one K-quant type and one K in one launch
 // (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
 // heads: where the parts that store heads store (validated), else nullptr.
+// The checks gemv_fast_group_heads and gemv_ws_group_heads share: part i has rows[i] rows and
+// rotates or not; empty when the rope target takes T tokens of those parts.
+std::string gemv_heads_reason(const std::vector<int64_t>& rows, const std::vector<bool>& rotates, int64_t T,
+                              const GemvRopeTarget& rope);
+// dev::EpilogueMode of an epilogue (the decode kernels' `mode`).
+int gemv_mode_of(GemmEpilogue e);
+
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
                        const uint16_t* x, int64_t T, cudaStream_t stream, const GemvRopeTarget* heads = nullptr);
 

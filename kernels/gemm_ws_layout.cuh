@@ -378,14 +378,16 @@ PFX_HD uint32_t ws_repacked_word_at<kWsF16>(const WsRowSource& src, int64_t pair
 
 // q4_K / q5_K: lane c's pair of a quad, row half c / 2 and sub-block c % 2 of the k-tile ->
 // (d·sc, dmin·m), exact.
-PFX_HD void ws_k4_lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-  const int c = t & 3;
-  const uint8_t* rec = scales + 20 * ws_row(t, c >> 1);
-  const uint32_t dd = *reinterpret_cast<const uint32_t*>(rec);
-  const uint32_t sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
-  const int b = 2 * (c & 1);
+// From the words of the row's record: dd = (d, dmin), sm = the k-tile's (sc, m, sc, m) bytes.
+PFX_HD void ws_k4_lane_scales_of(uint32_t dd, uint32_t sm, int t, float& v0, float& v1) {
+  const int b = 2 * (t & 1);
   v0 = fmul_rn(half_bits_to_float(dd), byte_float(sm, b));
   v1 = fmul_rn(half_bits_to_float(dd >> 16), byte_float(sm, b + 1));
+}
+PFX_HD void ws_k4_lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+  const uint8_t* rec = scales + 20 * ws_row(t, (t & 3) >> 1);
+  ws_k4_lane_scales_of(*reinterpret_cast<const uint32_t*>(rec), *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt), t,
+                       v0, v1);
 }
 
 struct WsDecodeQ4K {
@@ -397,6 +399,11 @@ struct WsDecodeQ4K {
   // repack's scales are in range (|d| <= 2^-7: ws_scale_in_range).
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
     ws_k4_lane_scales(scales, t, kt, v0, v1);
+    v0 = fmul_rn(fmul_rn(v0, 0x1p64f), 0x1p65f);
+  }
+  // The same from the record's words (the decode mat-vec, kernels/gemv_ws_lane.cuh).
+  PFX_HD static void lane_scales_of(uint32_t dd, uint32_t sm, int t, float& v0, float& v1) {
+    ws_k4_lane_scales_of(dd, sm, t, v0, v1);
     v0 = fmul_rn(fmul_rn(v0, 0x1p64f), 0x1p65f);
   }
   PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
@@ -464,9 +471,15 @@ struct WsDecodeQ6K {
   float ds[2][4];  // [row half][step]: d·sc·2^131 (exact while |d| < 2^-10: ws_scale_in_range)
   // Lane c's pair: row half c / 2, steps 2(c % 2) and 2(c % 2) + 1.
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-    const int c = t & 3, r = ws_row(t, c >> 1);
-    const uint32_t sw = *reinterpret_cast<const uint32_t*>(scales + 16 * r + 4 * kt) ^ 0x80808080u;
-    const float d = fmul_rn(half_bits_to_float(*reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r)), 0x1p66f);
+    const int r = ws_row(t, (t & 3) >> 1);
+    lane_scales_of(*reinterpret_cast<const uint32_t*>(scales + 16 * r + 4 * kt),
+                   *reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * r), t, v0, v1);
+  }
+  // From the row's words: sc4 = the k-tile's four int8 scales, d_bits = d (fp16).
+  PFX_HD static void lane_scales_of(uint32_t sc4, uint32_t d_bits, int t, float& v0, float& v1) {
+    const int c = t & 3;
+    const uint32_t sw = sc4 ^ 0x80808080u;
+    const float d = fmul_rn(half_bits_to_float(d_bits), 0x1p66f);
     v0 = fmul_rn(fmul_rn(d, ws_int8_float(sw, 2 * (c & 1))), 0x1p65f);
     v1 = fmul_rn(fmul_rn(d, ws_int8_float(sw, 2 * (c & 1) + 1)), 0x1p65f);
   }

@@ -19,6 +19,7 @@
 #include "kernels/gemm_ws.h"
 #include "kernels/gemm_ws_layout.cuh"
 #include "kernels/gemm_ws_schedule.cuh"
+#include "kernels/gemv_ws_lane.cuh"
 #include "kernels/sm90.h"
 #include "util/error.h"
 
@@ -283,6 +284,74 @@ TEST(GemmWsHost, PickSplitsChainsWhereTheLastRoundIsMostlyIdle) {
   EXPECT_EQ(name(2048, 4096), "ws_n256");     // 1.94
   EXPECT_EQ(name(2048, 22016), "ws_n256");    // 10.4
   EXPECT_EQ(name(2048, 12288), "ws_n256");    // 5.8
+}
+
+
+// The decode mat-vec on the repack (kernels/gemv_ws_lane.cuh): for every 16-row tile, k-group and
+// lane, the decoder fed from the lane's own loads (gemv_ws_tile addressing, GemvWsLane::fetch, its
+// quad's scale shares as the kernel's shuffles exchange them) gives the very A registers the fused
+// GEMM's consumer thread gets from the stage — whose fragments the tests above check against ggml.
+template <int kType>
+void check_gemv_lanes(int64_t rows, int64_t cols, uint64_t seed) {
+  using L = WsLayout<kType>;
+  using Lane = GemvWsLane<kType>;
+  using Decode = typename Lane::Decode;
+  std::mt19937_64 rng(seed);
+  const std::vector<uint8_t> packed = repack_on_host<kType>(random_weights(kType, rows, cols, rng), nullptr, rows, cols);
+  const int64_t n_groups = cols / L::kGroupK;
+  int64_t bad = 0, checked = 0;
+  for (int n0 = 0; n0 < ws_pairs(rows) * 128; n0 += 16) {
+    const GemvWsTile tile = gemv_ws_tile<L>(packed.data(), n_groups, n0);
+    const int64_t pair = n0 / 128;
+    for (int64_t gi = 0; gi < n_groups; ++gi) {
+      std::vector<typename Lane::Raw> raw(32);
+      for (int lane = 0; lane < 32; ++lane)
+        raw[static_cast<size_t>(lane)] = Lane::fetch(tile.pair_chunks + gi * ws_group_bytes<L>(), tile.panel, tile.t0 + lane);
+      for (int kt = 0; kt < L::kTiles; ++kt) {
+        const int64_t kt_all = gi * L::kTiles + kt;
+        const uint8_t* q = packed.data() + ws_quant_offset<L>(pair, kt_all, n_groups) + tile.panel * L::kQuantBytes;
+        const uint8_t* sc = packed.data() + ws_scale_offset<L>(pair, kt_all, n_groups) + tile.panel * L::kScaleBytes;
+        for (int lane = 0; lane < 32; ++lane) {
+          const int t = tile.t0 + lane;
+          Decode mine, stage;
+          for (int c = 0; c < 4; ++c) {
+            float v0 = 0, v1 = 0, w0 = 0, w1 = 0;
+            Lane::lane_scales(raw[static_cast<size_t>((lane & ~3) | c)], (t & ~3) | c, kt, v0, v1);
+            Decode::lane_scales(sc, (t & ~3) | c, kt, w0, w1);
+            mine.set_scale(c, v0, v1);
+            stage.set_scale(c, w0, w1);
+          }
+          Lane::load(mine, raw[static_cast<size_t>(lane)], kt);
+          stage.load(q, sc, t, kt);
+          for (int s = 0; s < 4; ++s) {
+            uint32_t a[4], b[4];
+            mine.step(s, a);
+            stage.step(s, b);
+            for (int i = 0; i < 4; ++i, ++checked)
+              if (a[i] != b[i] && ++bad <= 8)
+                ADD_FAILURE() << type_name(kType) << " tile " << n0 << " group " << gi << " k-tile " << kt << " lane "
+                              << lane << " step " << s << " reg " << i << ": 0x" << std::hex << a[i] << " vs the stage's 0x"
+                              << b[i] << std::dec;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(checked, ws_pairs(rows) * 8 * n_groups * L::kTiles * 32 * 4 * 4);
+}
+
+TEST(GemvWsLane, Q4KLanesDecodeAsTheFusedGemmsConsumers) { check_gemv_lanes<kWsQ4K>(320, 768, 41); }
+TEST(GemvWsLane, Q6KLanesDecodeAsTheFusedGemmsConsumers) { check_gemv_lanes<kWsQ6K>(320, 768, 42); }
+
+TEST(GemvWsLane, TileAddressing) {
+  // n0 = 128·pair + 64·panel + 16·w: the pair's chunks, the panel, consumer thread 32w.
+  const auto* base = reinterpret_cast<const uint8_t*>(0x1000);
+  using L = WsLayout<kWsQ4K>;
+  const GemvWsTile t = gemv_ws_tile<L>(base, 3, 128 * 2 + 64 + 16 * 3);
+  EXPECT_EQ(t.pair_chunks, base + 2 * 3 * ws_group_bytes<L>());
+  EXPECT_EQ(t.panel, 1);
+  EXPECT_EQ(t.t0, 96);
 }
 
 }  // namespace

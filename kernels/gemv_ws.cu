@@ -1,0 +1,332 @@
+// Decode mat-vec on gemm_ws's repacked weights (kernels/gemv_ws.h): the kernel k_gemv_ws, its
+// launches and the host API.
+//
+// A block owns one 16-row tile of one part of a GemvJob (kernels/gemm_fast_gemv_job.cuh, whose
+// parts here point at repacked matrices): its warps split the row's k-groups, each lane loading
+// its group's quants and scales straight from global memory into registers a group ahead of use
+// (kernels/gemv_ws_lane.cuh) and its B fragments (the activations at the fragment's natural k)
+// from global memory, L1-resident after the first touch; per k-tile the quad's scales are
+// exchanged by shuffles and the fused GEMM's decoder (WsDecode*) turns each k16 step into an
+// mma.sync m16n8k16 A fragment. The tile's epilogue is the direct kernel's
+// (kernels/gemm_fast_gemv_epilogue.cuh): partials added in warp order, then stored plain,
+// accumulated, as rotated heads, or (an interleaved SwiGLU repack) as silu(gate)·up.
+//
+// As k_gemv_direct, the kernel is a programmatic dependent (launch_pdl): its blocks fetch their
+// first group's weights before pdl_wait, and read X or touch Y only after it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "kernels/cuda_check.h"
+#include "kernels/gemm_fast_gemv_epilogue.cuh"
+#include "kernels/gemm_fast_gemv_job.cuh"
+#include "kernels/gemm_fast_internal.h"
+#include "kernels/gemm_fast_launch_info.cuh"
+#include "kernels/gemv_ws.h"
+#include "kernels/gemv_ws_lane.cuh"
+#include "kernels/pdl_launch.h"
+#include "kernels/ptx.cuh"
+#include "quant/types.h"
+#include "util/error.h"
+
+namespace pfx::kernels::dev {
+
+namespace {
+
+// kChains: 1 = one MMA chain over the warp's k16 steps in order (with one warp: the generic
+// GEMM's order); 2 = even and odd steps on two accumulators, added at the end.
+template <int kType, int kT, int kChains>
+__global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __grid_constant__ GemvJob job) {
+  using Lane = GemvWsLane<kType>;
+  using L = typename Lane::L;
+  using Decode = typename Lane::Decode;
+  __shared__ float4 partial[kGemvWsMaxWarps][32];
+  __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
+  pdl_launch_dependents();
+  const int warps = static_cast<int>(blockDim.x) >> 5;
+  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
+  const int g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
+  const int groups = job.K / L::kGroupK;
+  constexpr int64_t kGroupBytes = ws_group_bytes<L>();
+  const int v = static_cast<int>(blockIdx.x);  // one tile per block: the grid is the job's tiles
+  const GemvTileAt at = gemv_locate(job, v);
+  const GemvWsTile tile = gemv_ws_tile<L>(job.part[at.part].w, groups, at.n0);
+  const int t = tile.t0 + lane;  // the consumer thread of the fused GEMM whose fragments this lane takes
+
+  typename Lane::Raw raw{};
+  if (warp < groups) raw = Lane::fetch(tile.pair_chunks + warp * kGroupBytes, tile.panel, t);
+  pdl_wait();  // X and Y belong to the kernels before this one
+  gemv_fetch_tile_consts<kT>(job, at, consts);
+
+  // Tokens g >= kT are zero B columns whose results are never stored.
+  const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
+  float acc[kChains][4] = {};
+#pragma unroll 1
+  for (int gi = warp; gi < groups; gi += warps) {
+    const typename Lane::Raw cur = raw;
+    if (gi + warps < groups) {  // warp-uniform: the next group's loads in flight during this one
+      raw = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
+      if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
+    }
+    const uint16_t* const xk = xg + L::kGroupK * gi;
+#pragma unroll
+    for (int kt = 0; kt < L::kTiles; ++kt) {
+      uint32_t b[4][2] = {};
+      if (g < kT) {
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+          const uint16_t* xs = xk + 64 * kt + 16 * s;  // k 16s + 2tq (+1) and + 8: the natural B fragment
+          b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
+          b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
+        }
+      }
+      Decode dec;
+      float v0, v1;
+      Lane::lane_scales(cur, t, kt, v0, v1);
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
+      Lane::load(dec, cur, kt);
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        uint32_t a[4];
+        dec.step(s, a);
+        mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a, b[s][0], b[s][1]);
+      }
+    }
+  }
+  // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as k_gemv_direct's).
+  float4 sum = make_float4(acc[0][0], acc[0][1], acc[0][2], acc[0][3]);
+  if constexpr (kChains == 2)
+    sum = make_float4(__fadd_rn(sum.x, acc[1][0]), __fadd_rn(sum.y, acc[1][1]), __fadd_rn(sum.z, acc[1][2]),
+                      __fadd_rn(sum.w, acc[1][3]));
+  partial[warp][lane] = sum;
+  cp_async_wait<0>();  // this thread's tile constants (if it asked for any) ...
+  __syncthreads();     // ... and everyone's partials and constants
+  const auto* partials = reinterpret_cast<const uint8_t*>(partial);
+  if (job.interleaved) {
+    gemv_interleaved_swiglu_store<kT>(job, v, partials, sizeof(partial[0]), warps);
+  } else {
+    gemv_job_sum_and_store<kT>(job, v, partials, sizeof(partial[0]), warps, nullptr, consts);
+  }
+}
+
+template <int kType>
+struct WsTypeName;
+template <>
+struct WsTypeName<kWsQ4K> {
+  static constexpr const char* kName = "q4_K";
+};
+template <>
+struct WsTypeName<kWsQ6K> {
+  static constexpr const char* kName = "q6_K";
+};
+
+template <int kType, int kT, int kChains>
+bool register_gemv_ws_launch_info() {
+  static const std::string name = template_id("k_gemv_ws", WsTypeName<kType>::kName, kT, kChains);
+  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, 0);
+}
+template <int kType, int kT, int kChains>
+inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
+
+template <int kType, int kT>
+void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(job.tiles)), block(static_cast<unsigned>(32 * warps));
+  // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
+  // its register budget (ptxas: 16 bytes of spills at T = 7), and those launches sum in the
+  // generic order anyway (one warp, one chain).
+  if (warps == 1 || kT > 1) {
+    (void)gemv_ws_launch_info_registered<kType, kT, 1>;
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, 0, stream, job);
+  } else {
+    (void)gemv_ws_launch_info_registered<kType, 1, 2>;
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2>, grid, block, 0, stream, job);
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kType>
+void launch_gemv_ws(const GemvJob& job, int T, int warps, cudaStream_t stream) {
+  static_assert(::pfx::kernels::kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
+  switch (T) {
+    case 1: return launch_gemv_ws_t<kType, 1>(job, warps, stream);
+    case 2: return launch_gemv_ws_t<kType, 2>(job, warps, stream);
+    case 3: return launch_gemv_ws_t<kType, 3>(job, warps, stream);
+    case 4: return launch_gemv_ws_t<kType, 4>(job, warps, stream);
+    case 5: return launch_gemv_ws_t<kType, 5>(job, warps, stream);
+    case 6: return launch_gemv_ws_t<kType, 6>(job, warps, stream);
+    case 7: return launch_gemv_ws_t<kType, 7>(job, warps, stream);
+    case 8: return launch_gemv_ws_t<kType, 8>(job, warps, stream);
+    default: fail("gemv_ws: T = ", T, " outside 1..", ::pfx::kernels::kGemvMaxT);
+  }
+}
+
+}  // namespace
+
+}  // namespace pfx::kernels::dev
+
+namespace pfx::kernels {
+
+namespace {
+
+using quant::Type;
+
+constexpr uint32_t kQ4K = static_cast<uint32_t>(Type::Q4_K), kQ6K = static_cast<uint32_t>(Type::Q6_K);
+
+int64_t tiles_of(int64_t mma_rows) { return (mma_rows + dev::kGemvRows - 1) / dev::kGemvRows; }
+
+// The warps a launch runs: the caller's, or the pick (T = 1) / the generic order (T >= 2).
+int warps_for(int warps, uint32_t type, int64_t T, int64_t mma_rows, int64_t K) {
+  if (warps != 0) return warps;
+  return T == 1 ? gemv_ws_warps(type, mma_rows, K) : kGemvWsGenericOrder;
+}
+
+std::string warps_reason(int warps) {
+  if (warps == 0 || warps == 1 || warps == 2 || warps == 4 || warps == 8 || warps == kGemvWsMaxWarps) return {};
+  return std::to_string(warps) + " warps per tile: 0 (the pick), 1, 2, 4, 8 or 16";
+}
+
+std::string matrix_reason(const WsMatrixView& w, int64_t T) {
+  if (w.ggml_type != kQ4K && w.ggml_type != kQ6K)
+    return std::string(quant::describe_type_id(w.ggml_type)) + ": the decode mat-vec on the repack takes q4_K and q6_K";
+  if (std::string why = gemm_ws_unsupported_reason(w.ggml_type, w.rows, w.cols); !why.empty()) return why;
+  if (T < 1 || T > kGemvMaxT) return "T = " + std::to_string(T) + " is outside 1.." + std::to_string(kGemvMaxT);
+  if (w.data == nullptr || reinterpret_cast<uintptr_t>(w.data) % 16 != 0) return "repacked data null or not 16-byte aligned";
+  if (w.rows > (int64_t{1} << 24) || w.cols > (int64_t{1} << 24)) return "dimension above 2^24";
+  return {};
+}
+
+void require(const std::string& why, const char* fn) {
+  if (!why.empty()) fail(fn, ": ", why);
+}
+
+void require_pointers(const char* fn, const uint16_t* x16, const void* y, uintptr_t y_align) {
+  if (x16 == nullptr || y == nullptr) fail(fn, ": null activation or output pointer");
+  if (reinterpret_cast<uintptr_t>(x16) % 16 != 0) fail(fn, ": x16 is not 16-byte aligned");
+  if (reinterpret_cast<uintptr_t>(y) % y_align != 0) fail(fn, ": output is not ", y_align, "-byte aligned");
+}
+
+void launch(uint32_t type, const dev::GemvJob& job, int64_t T, int warps, cudaStream_t stream) {
+  if (type == kQ4K) return dev::launch_gemv_ws<dev::kWsQ4K>(job, static_cast<int>(T), warps, stream);
+  return dev::launch_gemv_ws<dev::kWsQ6K>(job, static_cast<int>(T), warps, stream);
+}
+
+// Part i of a job: the repacked matrix, its rows and output, tiles numbered after the earlier parts'.
+dev::GemvPart job_part(const WsMatrixView& w, void* y, int mode, int heads, int tile0) {
+  const auto* data = static_cast<const uint8_t*>(w.data);
+  return dev::GemvPart{data, nullptr, 0, y, static_cast<int>(w.rows), mode, tile0, heads};
+}
+
+std::string group_reason(const std::vector<WsMatrixView>& ws, int64_t T, int warps) {
+  if (ws.empty() || ws.size() > static_cast<size_t>(kGemvMaxParts))
+    return std::to_string(ws.size()) + " matrices: a grouped launch takes 1.." + std::to_string(kGemvMaxParts);
+  if (std::string why = warps_reason(warps); !why.empty()) return why;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const WsMatrixView &w = ws[i], &w0 = ws[0];
+    if (w.swiglu) return "part " + std::to_string(i) + " is an interleaved SwiGLU repack (gemv_ws_swiglu)";
+    if (std::string why = matrix_reason(w, T); !why.empty()) return "part " + std::to_string(i) + ": " + why;
+    if (w.ggml_type != w0.ggml_type || w.cols != w0.cols) return "part " + std::to_string(i) + " differs from part 0 in type or columns";
+    if (warps_for(warps, w.ggml_type, T, w.rows, w.cols) != warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols))
+      return "part " + std::to_string(i) + " (" + std::to_string(w.rows) + " rows) is summed by another warp count than part 0";
+  }
+  return {};
+}
+
+}  // namespace
+
+int gemv_ws_warps(uint32_t /*ggml_type*/, int64_t N, int64_t K) {
+  // Never more warps than k-groups; 8 at the 4096-row shapes and at K = 11008 (few tiles: more
+  // warps per tile keep the SMs fed), 4 where the tiles alone fill the GPU.
+  int w = (N <= 4096 || K >= 8192) ? 8 : 4;
+  while (w > 1 && w > K / 256) w /= 2;
+  return w;
+}
+
+std::string gemv_ws_unsupported_reason(const WsMatrixView& w, int64_t T) {
+  if (w.swiglu) return "an interleaved SwiGLU repack goes through gemv_ws_swiglu";
+  return matrix_reason(w, T);
+}
+
+void gemv_ws(const WsMatrixView& w, const uint16_t* x16, int64_t T, void* y, GemmEpilogue epilogue, cudaStream_t stream,
+             int warps) {
+  gemv_ws_group({{w, y, epilogue}}, x16, T, stream, warps);
+}
+
+std::string gemv_ws_group_unsupported_reason(const std::vector<GemvWsOutput>& parts, int64_t T, int warps) {
+  std::vector<WsMatrixView> ws;
+  for (const GemvWsOutput& p : parts) ws.push_back(p.w);
+  return group_reason(ws, T, warps);
+}
+
+void gemv_ws_group(const std::vector<GemvWsOutput>& parts, const uint16_t* x16, int64_t T, cudaStream_t stream,
+                   int warps) {
+  require(gemv_ws_group_unsupported_reason(parts, T, warps), "gemv_ws_group");
+  dev::GemvJob job{};
+  job.x = x16;
+  job.K = static_cast<int>(parts[0].w.cols);
+  job.parts = static_cast<int>(parts.size());
+  int tiles = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GemvWsOutput& p = parts[i];
+    require_pointers("gemv_ws_group", x16, p.y, p.epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
+    job.part[i] = job_part(p.w, p.y, detail::gemv_mode_of(p.epilogue), 0, tiles);
+    tiles += static_cast<int>(tiles_of(p.w.rows));
+  }
+  job.tiles = tiles;
+  const WsMatrixView& w0 = parts[0].w;
+  launch(w0.ggml_type, job, T, warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols), stream);
+}
+
+std::string gemv_ws_group_heads_unsupported_reason(const std::vector<GemvWsHeadOutput>& parts, int64_t T,
+                                                   const GemvRopeTarget& rope, int warps) {
+  std::vector<WsMatrixView> ws;
+  std::vector<int64_t> rows;
+  std::vector<bool> rotates;
+  for (const GemvWsHeadOutput& p : parts) ws.push_back(p.w), rows.push_back(p.w.rows), rotates.push_back(p.rotate);
+  if (std::string why = group_reason(ws, T, warps); !why.empty()) return why;
+  return detail::gemv_heads_reason(rows, rotates, T, rope);
+}
+
+void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
+                         int64_t T, cudaStream_t stream, int warps) {
+  require(gemv_ws_group_heads_unsupported_reason(parts, T, rope, warps), "gemv_ws_group_heads");
+  dev::GemvJob job{};
+  job.x = x16;
+  job.K = static_cast<int>(parts[0].w.cols);
+  job.parts = static_cast<int>(parts.size());
+  int tiles = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GemvWsHeadOutput& p = parts[i];
+    require_pointers("gemv_ws_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
+    const int heads = (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0);
+    job.part[i] = job_part(p.w, p.y, dev::kStoreF16, heads, tiles);
+    tiles += static_cast<int>(tiles_of(p.w.rows));
+  }
+  job.tiles = tiles;
+  job.heads = dev::GemvHeads{reinterpret_cast<const float2*>(rope.cos_sin), rope.p0_dev, rope.p0, rope.head_dim, rope.max_ctx};
+  const WsMatrixView& w0 = parts[0].w;
+  launch(w0.ggml_type, job, T, warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols), stream);
+}
+
+void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream, int warps) {
+  if (!w.swiglu) fail("gemv_ws_swiglu: the matrix is not an interleaved SwiGLU repack (gemm_ws_repack_swiglu)");
+  WsMatrixView plain = w;
+  plain.swiglu = false;
+  plain.rows = 2 * w.rows;  // the interleaved matrix's MMA rows
+  require(matrix_reason(plain, T), "gemv_ws_swiglu");
+  require(warps_reason(warps), "gemv_ws_swiglu");
+  require_pointers("gemv_ws_swiglu", x16, a16, 2);
+  dev::GemvJob job{};
+  job.x = x16;
+  job.K = static_cast<int>(w.cols);
+  job.parts = 1;
+  job.interleaved = 1;
+  job.part[0] = job_part(w, a16, dev::kStoreF16, 0, 0);  // N = gate's rows: the outputs per token
+  job.tiles = static_cast<int>(tiles_of(plain.rows));
+  launch(w.ggml_type, job, T, warps_for(warps, w.ggml_type, T, plain.rows, w.cols), stream);
+}
+
+}  // namespace pfx::kernels
