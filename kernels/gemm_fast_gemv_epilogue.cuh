@@ -64,7 +64,9 @@ __device__ __forceinline__ void gemv_fetch_tile_consts(const GemvJob& job, const
     cp_async_16(smem_addr(&c.cs[t][2 * piece]), h.cos_sin + static_cast<int64_t>(t) * (h.head_dim >> 1) + (d0 >> 1) + 2 * piece,
                 true);
   }
-  if (tid == 4 * kT) {
+  // The position: the thread after the cos/sin copies', or (a block of one warp at T = 8, where
+  // those take every thread) thread 0 as well.
+  if (tid == (4 * kT) % static_cast<int>(blockDim.x)) {
     if (h.p0_dev) cp_async_4(smem_addr(&c.p0), h.p0_dev);
     else c.p0 = h.p0;
   }

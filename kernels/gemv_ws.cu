@@ -113,20 +113,10 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   }
 }
 
-template <int kType>
-struct WsTypeName;
-template <>
-struct WsTypeName<kWsQ4K> {
-  static constexpr const char* kName = "q4_K";
-};
-template <>
-struct WsTypeName<kWsQ6K> {
-  static constexpr const char* kName = "q6_K";
-};
-
+// Named as ptxas's report demangles it: the type as its ggml id (12 = q4_K, 14 = q6_K).
 template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
-  static const std::string name = template_id("k_gemv_ws", WsTypeName<kType>::kName, kT, kChains);
+  static const std::string name = template_id("k_gemv_ws", kType, kT, kChains);
   return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, 0);
 }
 template <int kType, int kT, int kChains>

@@ -142,6 +142,7 @@ ordered prefill_object(const BenchRun& run) {
   return {{"schema", kBenchSchema}, {"model", run.model_filename}, {"backend", run.backend}, {"path", run.path},
           {"gemm", run.gemm},        {"fallbacks", run.fallbacks},     {"device", device},
           {"decode_graph", run.decode_graph}, {"decode_graph_replays", run.decode_graph_replays},
+          {"weight_matrix_bytes", run.weight_matrix_bytes},
           {"build", {{"commit", run.commit}, {"build_number", run.build_number}}},
           {"results", results}};
 }

@@ -41,6 +41,7 @@ struct BenchRun {
   std::vector<std::string> fallbacks;  // where the fast path used a generic kernel
   std::string decode_graph;            // decode launch: "on" | "off" (generic path: "off"), "" on cpu
   int64_t decode_graph_replays = 0;    // decode steps that ran as a graph replay (warm-up included)
+  int64_t weight_matrix_bytes = 0;     // cuda: device bytes of the weight matrices (CudaBackend::weight_matrix_bytes)
   int n_threads = 1;                   // CPU threads (the CUDA backend drives the GPU from one)
   std::string kv_type;                 // KV cache element type: "f16" (cuda) | "f32" (cpu)
   int sm_count = 0, sm_clock_mhz = 0, driver_version = 0, runtime_version = 0;  // cuda only

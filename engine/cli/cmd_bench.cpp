@@ -222,6 +222,7 @@ int cmd_bench(int argc, char** argv) {
   if (auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get())) {
     run.fallbacks = gpu->fallbacks();
     run.decode_graph_replays = gpu->graph_replays();
+    run.weight_matrix_bytes = gpu->weight_matrix_bytes();
   }
 #endif
   write_bench(std::cout, run, format);

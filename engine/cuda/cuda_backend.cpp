@@ -77,6 +77,7 @@ struct LayerDev {
   DeviceMatrix wq, wk, wv, wo, gate, up, down;
   // The layer's matrices in the order run_layers() multiplies by them (the GEMM schedule).
   std::array<const DeviceMatrix*, 7> matrices() const { return {&wq, &wk, &wv, &wo, &gate, &up, &down}; }
+  std::array<DeviceMatrix*, 7> matrices() { return {&wq, &wk, &wv, &wo, &gate, &up, &down}; }
 };
 
 }  // namespace
@@ -171,6 +172,13 @@ struct CudaBackend::Impl {
     for (const auto& d : layers) qkv.push_back({&d.wq, &d.wk, &d.wv});
     gemm.prepare(schedule, swiglu, qkv);
     gemm.set_schedule(std::move(schedule));
+    // One copy of the weights on the device: a matrix whose every GEMM reads its repack (the fused
+    // variant's prefill and the decode mat-vec on the repack) gives up its GGUF blocks. The token
+    // embedding keeps them (embed_tokens reads them), and with it a head tied to it.
+    for (auto& d : layers)
+      for (DeviceMatrix* mm : d.matrices())
+        if (gemm.reads_repack_only(*mm)) mm->buffer = DeviceBuffer();
+    if (output == &output_own && gemm.reads_repack_only(output_own)) output_own.buffer = DeviceBuffer();
 
     const int64_t D = cfg.n_embd, hd = cfg.head_dim, H = cfg.n_head, Hkv = cfg.n_head_kv, F = cfg.n_ff;
     const size_t kv_elems = static_cast<size_t>(cfg.n_layer * Hkv * max_ctx * hd);
@@ -474,6 +482,13 @@ std::string CudaBackend::decode_graph() const {
   return impl_->path == Path::Fast ? decode_graph_name(impl_->decode_graph) : decode_graph_name(DecodeGraph::Off);
 }
 int64_t CudaBackend::graph_replays() const { return impl_->replays; }
+
+int64_t CudaBackend::weight_matrix_bytes() const {
+  size_t n = impl_->token_embd.buffer.bytes() + impl_->output_own.buffer.bytes() + impl_->gemm.repacked_bytes();
+  for (const auto& d : impl_->layers)
+    for (const DeviceMatrix* mm : d.matrices()) n += mm->buffer.bytes();
+  return static_cast<int64_t>(n);
+}
 void CudaBackend::reset() { impl_->pos = 0; }
 std::vector<float> CudaBackend::forward(std::span<const int32_t> tokens, bool all_logits) {
   return impl_->forward(tokens, all_logits);

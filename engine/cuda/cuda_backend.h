@@ -98,6 +98,10 @@ class CudaBackend final : public Backend {
   std::string decode_graph() const;
   // Decode steps replayed from the captured graph since construction (0 where it is off or fell back).
   int64_t graph_replays() const;
+  // Device bytes holding the weight matrices: the GGUF blocks still on the device (the token
+  // embedding always; a layer matrix only where some GEMM on it reads them) plus the fused
+  // variant's repacked copies. The norms' vectors are not counted.
+  int64_t weight_matrix_bytes() const;
   // Reasons the fast path fell back to a generic kernel or launch (logged once each).
   const std::vector<std::string>& fallbacks() const;
 

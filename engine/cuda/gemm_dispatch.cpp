@@ -12,6 +12,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_ws.h"
+#include "kernels/gemv_ws.h"
 #include "kernels/kernels.h"
 #include "util/error.h"
 
@@ -30,7 +31,14 @@ kernels::GemmEpilogue to_fast(Epilogue e) {
   return kernels::GemmEpilogue::StoreF32;
 }
 
-kernels::QuantMatrixView view(const DeviceMatrix& w) { return {w.buffer.as(), w.ggml_type, w.rows, w.cols}; }
+// The GGUF blocks of w, which must still be on the device (reads_repack_only: the caller may have
+// released them, and then nothing here may ask for them).
+kernels::QuantMatrixView view(const DeviceMatrix& w) {
+  if (w.buffer.as() == nullptr)
+    fail("GemmDispatch: the GGUF blocks of ", w.name, " left the device (every GEMM on it was to read its repack), ",
+         "yet a kernel on the blocks was asked for");
+  return {w.buffer.as(), w.ggml_type, w.rows, w.cols};
+}
 }  // namespace
 
 void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
@@ -58,6 +66,8 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
     packed_buffers_.push_back(std::move(b));
     interleaved.insert(gate);
     interleaved.insert(up);
+    interleaved_.emplace(gate, gate);
+    interleaved_.emplace(up, gate);
   }
   // Groups: the longest runs, in order, of one type and K that one gemm_ws_group launch takes.
   for (const auto& g : groups) {
@@ -108,6 +118,38 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
     packed_buffers_.push_back(std::move(b));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+std::optional<kernels::WsMatrixView> GemmDispatch::decode_repack(const DeviceMatrix& w) const {
+  if (!fast_ || variant_ != FastGemm::Fused) return std::nullopt;
+  const auto it = packed_.find(&w);
+  if (it == packed_.end()) return std::nullopt;
+  const kernels::WsMatrixView v{it->second, w.ggml_type, w.rows, w.cols, false};
+  if (!kernels::gemv_ws_unsupported_reason(v, 1).empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<kernels::WsMatrixView> GemmDispatch::decode_repack_swiglu(const DeviceMatrix& gate,
+                                                                        const DeviceMatrix& up) const {
+  if (!fast_ || variant_ != FastGemm::Fused) return std::nullopt;
+  if (const auto m = interleaved_.find(&up); m == interleaved_.end() || m->second != &gate) return std::nullopt;
+  const auto it = packed_swiglu_.find(&gate);
+  if (it == packed_swiglu_.end()) return std::nullopt;
+  // The interleaved matrix's own rows pass the plain check (gemv_ws_swiglu takes what gemv_ws takes).
+  if (!kernels::gemv_ws_unsupported_reason({it->second, gate.ggml_type, 2 * gate.rows, gate.cols, false}, 1).empty())
+    return std::nullopt;
+  return kernels::WsMatrixView{it->second, gate.ggml_type, gate.rows, gate.cols, true};
+}
+
+bool GemmDispatch::reads_repack_only(const DeviceMatrix& w) const {
+  if (decode_repack(w)) return true;
+  // Gate or up of an interleaved pair: run_swiglu takes the pair at every T (gemm_ws_swiglu, or
+  // gemv_ws_swiglu where it takes the type).
+  const auto m = interleaved_.find(&w);
+  if (m == interleaved_.end()) return false;
+  const DeviceMatrix& gate = *m->second;
+  return kernels::gemv_ws_unsupported_reason({packed_swiglu_.at(&gate), gate.ggml_type, 2 * gate.rows, gate.cols, false}, 1)
+      .empty();
 }
 
 size_t GemmDispatch::repacked_bytes() const {
@@ -200,7 +242,7 @@ void GemmDispatch::note_fallback(const std::string& reason) {
 }
 
 void GemmDispatch::run_generic(const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e) {
-  kernels::dequant_to_f16(w.ggml_type, w.buffer.as(), weight_f16_.as<uint16_t>(), w.rows, w.cols, stream_);
+  kernels::dequant_to_f16(w.ggml_type, view(w).data, weight_f16_.as<uint16_t>(), w.rows, w.cols, stream_);
   cublas_gemm(weight_f16_.as<uint16_t>(), w, x16, T, y, e);
 }
 
@@ -228,7 +270,12 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
     note_fallback(w.name + " (T=" + std::to_string(T) + "): not repacked for the fused GEMM");
     return run_generic(w, x16, T, y, e);
   }
-  // What is left on the fast path is decode (T <= kGemvMaxT): gemv_fast on the raw blocks.
+  // What is left on the fast path is decode (T <= kGemvMaxT): gemv_ws on the repack, or gemv_fast
+  // on the raw blocks.
+  if (const auto ws = decode_repack(w)) {
+    kernels::gemv_ws(*ws, x16, T, y, to_fast(e), stream_);
+    return;
+  }
   if (fast_) {
     const std::string why = kernels::gemv_fast_unsupported_reason(view(w), T);
     if (why.empty()) {
@@ -318,8 +365,17 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
     if (home != groups.end()) home->push_back(&o);
     else groups.push_back({&o});
   }
+  // Each group on the repack where every member is (kernels/gemv_ws.h), else on the GGUF blocks.
+  std::vector<std::vector<kernels::GemvWsHeadOutput>> ws_parts(groups.size());
   std::vector<std::vector<kernels::GemvHeadOutput>> parts(groups.size());
   for (size_t i = 0; i < groups.size(); ++i) {
+    for (const HeadOutput* o : groups[i])
+      if (const auto ws = decode_repack(*o->w)) ws_parts[i].push_back({*ws, o->y, o->rotate, o->kv_cache});
+    if (ws_parts[i].size() == groups[i].size()) {
+      if (!kernels::gemv_ws_group_heads_unsupported_reason(ws_parts[i], T, rope).empty()) return false;
+      continue;
+    }
+    ws_parts[i].clear();
     for (const HeadOutput* o : groups[i]) parts[i].push_back({view(*o->w), o->y, o->rotate, o->kv_cache});
     if (!kernels::gemv_fast_group_heads_unsupported_reason(parts[i], T, rope).empty()) return false;
   }
@@ -331,7 +387,8 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
       flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols + (o->rotate ? 6ull * T * o->w->rows : 0);
     }
     NvtxRange r(prefix + roles + "rope", flops);
-    kernels::gemv_fast_group_heads(parts[i], rope, x16, T, stream_);
+    if (!ws_parts[i].empty()) kernels::gemv_ws_group_heads(ws_parts[i], rope, x16, T, stream_);
+    else kernels::gemv_fast_group_heads(parts[i], rope, x16, T, stream_);
   }
   return true;
 }
@@ -382,18 +439,29 @@ void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output
     else groups.push_back({&o});
   }
   for (const auto& g : groups) {
-    std::vector<kernels::GemvOutput> parts;
     std::string roles;
     uint64_t flops = 0;
     for (const Output* o : g) {
-      parts.push_back({view(*o->w), o->y, to_fast(o->e)});
       roles += (roles.empty() ? "" : "+") + o->role;
       flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols;
     }
-    if (g.size() > 1 && kernels::gemv_fast_group_unsupported_reason(parts, T).empty()) {
-      NvtxRange r(prefix + roles, flops);
-      kernels::gemv_fast_group(parts, x16, T, stream_);
-      continue;
+    if (g.size() > 1 && decode_repack(*g.front()->w)) {  // on the repack (every member, or one by one below)
+      std::vector<kernels::GemvWsOutput> parts;
+      for (const Output* o : g)
+        if (const auto ws = decode_repack(*o->w)) parts.push_back({*ws, o->y, to_fast(o->e)});
+      if (parts.size() == g.size() && kernels::gemv_ws_group_unsupported_reason(parts, T).empty()) {
+        NvtxRange r(prefix + roles, flops);
+        kernels::gemv_ws_group(parts, x16, T, stream_);
+        continue;
+      }
+    } else if (g.size() > 1) {
+      std::vector<kernels::GemvOutput> parts;
+      for (const Output* o : g) parts.push_back({view(*o->w), o->y, to_fast(o->e)});
+      if (kernels::gemv_fast_group_unsupported_reason(parts, T).empty()) {
+        NvtxRange r(prefix + roles, flops);
+        kernels::gemv_fast_group(parts, x16, T, stream_);
+        continue;
+      }
     }
     for (const Output* o : g) run(prefix + o->role, *o->w, x16, T, o->y, o->e);
   }
@@ -403,7 +471,12 @@ bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate
                               const uint16_t* x16, int T, uint16_t* a16) {
   if (!fast_) return false;
   const uint64_t flops = 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols;
-  if (T <= kernels::kGemvMaxT) {  // decode: one launch where gemv_fast_swiglu takes the pair
+  if (T <= kernels::kGemvMaxT) {  // decode: one launch on the interleaved repack, or where gemv_fast_swiglu takes the pair
+    if (const auto ws = decode_repack_swiglu(gate, up)) {
+      NvtxRange r(range, flops);
+      kernels::gemv_ws_swiglu(*ws, x16, T, a16, stream_);
+      return true;
+    }
     if (in_pipeline_slot(gate) || in_pipeline_slot(up) ||
         !kernels::gemv_fast_swiglu_unsupported_reason(view(gate), view(up), T).empty())
       return false;

@@ -10,14 +10,16 @@
 //     repacked once at load (prepare); gate and up of a layer go through one interleaved repack
 //     and the SwiGLU epilogue.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
-//   Fast, decode (T ≤ kGemvMaxT): gemv_fast on the raw blocks (its direct kernel for the K-quants);
-//     at T = 1 matrices of one type read against the same activations share a launch (run_group,
-//     run_swiglu).
+//   Fast, decode (T ≤ kGemvMaxT): on a matrix the fused variant repacked and kernels/gemv_ws.h
+//     takes (q4_K, q6_K), gemv_ws on the repack (the generic order at T ≥ 2); otherwise gemv_fast on
+//     the raw blocks (its direct kernel for the K-quants). Matrices of one type read against the
+//     same activations share a launch (run_group, run_heads_decode, run_swiglu).
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -58,12 +60,18 @@ class GemmDispatch {
   // Fused variant: repacks every matrix of `matrices` that gemm_ws takes (and gate/up of each
   // `swiglu` pair into one interleaved matrix instead; the matrices of each `groups` entry that
   // share a type and K one after another in one buffer, for run_group); a no-op for the other
-  // variants. The GGUF blocks stay (decode steps read them). The matrices must not move afterwards.
+  // variants. Decode steps of the q4_K and q6_K matrices read the repack too (kernels/gemv_ws.h;
+  // the other types' decode reads the GGUF blocks). The matrices must not move afterwards.
   void prepare(const std::vector<const DeviceMatrix*>& matrices,
                const std::vector<std::pair<const DeviceMatrix*, const DeviceMatrix*>>& swiglu,
                const std::vector<std::vector<const DeviceMatrix*>>& groups = {});
   // Device bytes of the repacked copies (0 unless fused).
   size_t repacked_bytes() const;
+  // Whether every GEMM this dispatch runs on w reads its repacked form (the fused variant, w
+  // repacked alone or interleaved, and a type the decode mat-vec on the repack takes): then the
+  // GGUF blocks in w.buffer may leave the device (the caller's choice; a later call that would
+  // read them fails, naming w).
+  bool reads_repack_only(const DeviceMatrix& w) const;
   FastGemm fast_variant() const { return variant_; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
@@ -147,6 +155,12 @@ class GemmDispatch {
   std::vector<DeviceBuffer> packed_buffers_;
   std::unordered_map<const DeviceMatrix*, const void*> packed_, packed_swiglu_;
   std::unordered_map<const DeviceMatrix*, std::vector<const DeviceMatrix*>> packed_group_;
+  std::unordered_map<const DeviceMatrix*, const DeviceMatrix*> interleaved_;  // gate, up of packed_swiglu_ → gate
+  // The repacked view of w where the decode mat-vec on the repack takes w (T ≤ kGemvMaxT); nullopt
+  // where decode steps read the GGUF blocks.
+  std::optional<kernels::WsMatrixView> decode_repack(const DeviceMatrix& w) const;
+  // The SwiGLU twin: the interleaved repack of (gate, up) where the decode mat-vec takes it.
+  std::optional<kernels::WsMatrixView> decode_repack_swiglu(const DeviceMatrix& gate, const DeviceMatrix& up) const;
   DeviceBuffer cublas_workspace_;
   kernels::SequentialGemm sequential_;  // the GEMM of the generic path and the pipelined variant
   std::set<std::string> seen_;

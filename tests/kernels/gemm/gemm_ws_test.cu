@@ -29,6 +29,7 @@
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_ws.h"
 #include "kernels/gemm_ws_layout.cuh"
+#include "kernels/gemv_ws.h"
 #include "kernels/gpu_test_support.h"
 #include "kernels/kernels.h"
 #include "quant/fp16.h"
@@ -734,6 +735,157 @@ TEST(GemmWs, HeadStoreSmallCaseForSanitizers) {
   Stream stream;
   std::mt19937_64 rng(43);
   check_head_store(kQ4K, HeadShape{4, 2, 128}, 130, 37, group_variants(kQ4K), {4}, stream, rng);
+}
+
+
+// ---- the decode mat-vec on the repack (kernels/gemv_ws.h) ----
+
+// One warp per tile (kGemvWsGenericOrder), and the pick at T >= 2: every output bitwise equal to
+// the generic GEMM's at the 7B decode shapes (the q6_K head included), StoreF32 and AccumulateF32.
+TEST(GemvWs, GenericOrderIsBitwiseAtDecodeSizes) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  Generic generic;
+  std::mt19937_64 rng(50);
+  const Shape shapes[] = {{kQ4K, 4096, 4096, 0},  {kQ4K, 11008, 4096, 0}, {kQ4K, 4096, 11008, 0},
+                          {kQ6K, 4096, 11008, 0}, {kQ6K, 4096, 4096, 0},  {kQ6K, 32000, 4096, 0}};
+  for (const Shape& c : shapes) {
+    const Weights w = make_weights(c.type, c.N, c.K, 800 + c.type + static_cast<uint64_t>(c.N), false, stream);
+    DeviceBuffer<uint16_t> w16(w.w16);
+    for (int64_t T : {1, 2, 7, 8}) {
+      DeviceBuffer<uint16_t> x(random_activations(T * c.K, rng));
+      DeviceBuffer<float> y(static_cast<size_t>(T * c.N));
+      const Generic::Refs r = generic.refs(w16.get(), x.get(), T, c.N, c.K, rng, stream.get());
+      for (const int warps : {kGemvWsGenericOrder, 0}) {
+        if (warps == 0 && T == 1) continue;  // the pick splits k at T = 1
+        const std::string what = std::string(type_name(c.type)) + " gemv_ws warps " + std::to_string(warps) + " N=" +
+                                 std::to_string(c.N) + " K=" + std::to_string(c.K) + " T=" + std::to_string(T);
+        y.poison();
+        gemv_ws(w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+        EXPECT_TRUE(compare_bits(what + " StoreF32 vs generic", y.download(), r.y));
+        y.upload(r.y0);
+        gemv_ws(w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get(), warps);
+        EXPECT_TRUE(compare_bits(what + " AccumulateF32 vs generic (beta 1)", y.download(), r.y_acc));
+      }
+    }
+  }
+}
+
+// Every warp count against float64 (a part of rows padded to the 128-row pair; more warps than
+// k-groups), every epilogue, T = 1..8; and run to run bitwise.
+TEST(GemvWs, EveryWarpCountMatchesCpuReference) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(51);
+  for (uint32_t type : {kQ4K, kQ6K}) {
+    const int64_t N = kRows, K = small_k(type);
+    const Weights w = make_weights(type, N, K, 900 + type, false, stream);
+    for (int64_t T = 1; T <= kGemvMaxT; ++T) {
+      const std::vector<uint16_t> xh = random_activations(T * K, rng);
+      const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+      DeviceBuffer<uint16_t> x(xh);
+      EpilogueCase c(ref, T, N, rng);
+      const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
+      for (const int warps : {0, 1, 2, 4, 8, 16}) {
+        const std::string what = std::string(type_name(type)) + " gemv_ws warps " + std::to_string(warps) + " T=" +
+                                 std::to_string(T);
+        c.check(
+            what, [&](void* y, GemmEpilogue e) { gemv_ws(w.view(), x.get(), T, y, e, stream.get(), warps); }, tol,
+            F16Compare::kExact);
+        c.y.poison();
+        gemv_ws(w.view(), x.get(), T, c.y.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+        const std::vector<float> first = c.y.download();
+        gemv_ws(w.view(), x.get(), T, c.y.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+        EXPECT_TRUE(compare_bits(what + " run to run", c.y.download(), first));
+      }
+    }
+  }
+}
+
+// The grouped launches: a group's parts, the heads store and the interleaved SwiGLU are bitwise
+// what one gemv_ws per matrix (same warps) followed by rope_store_qkv_fused / silu_mul gives.
+void check_gemv_ws_parts(uint32_t type, int64_t T, int warps, int p0, Stream& stream, std::mt19937_64& rng) {
+  const int64_t K = small_k(type);
+  const std::string at = std::string(type_name(type)) + " T=" + std::to_string(T) + " warps " + std::to_string(warps);
+  DeviceBuffer<uint16_t> x(random_activations(T * K, rng));
+  // Q, K, V of 4 / 2 / 2 heads of 64 (rows padded inside their pairs: 256, 128, 128).
+  const HeadShape hs{4, 2, 64};
+  const int64_t qrows = int64_t{hs.H} * hs.hd, kvrows = int64_t{hs.Hkv} * hs.hd;
+  const Weights wq = make_weights(type, qrows, K, 1300 + type, false, stream), wk = make_weights(type, kvrows, K, 1301 + type, false, stream),
+                wv = make_weights(type, kvrows, K, 1302 + type, false, stream);
+  DeviceBuffer<float> q32(static_cast<size_t>(T * qrows)), k32(static_cast<size_t>(T * kvrows)), v32(static_cast<size_t>(T * kvrows));
+  gemv_ws(wq.view(), x.get(), T, q32.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+  gemv_ws(wk.view(), x.get(), T, k32.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+  gemv_ws(wv.view(), x.get(), T, v32.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+  // Plain group, StoreF32: each part as alone.
+  DeviceBuffer<float> gq(static_cast<size_t>(T * qrows)), gk(static_cast<size_t>(T * kvrows)), gv(static_cast<size_t>(T * kvrows));
+  gq.poison(), gk.poison(), gv.poison();
+  gemv_ws_group({{wq.view(), gq.get(), GemmEpilogue::StoreF32}, {wk.view(), gk.get(), GemmEpilogue::StoreF32},
+                 {wv.view(), gv.get(), GemmEpilogue::StoreF32}},
+                x.get(), T, stream.get(), warps);
+  EXPECT_TRUE(compare_bits(at + " group part 0", gq.download(), q32.download()));
+  EXPECT_TRUE(compare_bits(at + " group part 1", gk.download(), k32.download()));
+  EXPECT_TRUE(compare_bits(at + " group part 2", gv.download(), v32.download()));
+  // Heads: as rope_store_qkv_fused stores the fp32 outputs, over caches of random old bytes.
+  constexpr int kMaxCtx = 64;
+  const size_t cache_elems = static_cast<size_t>(kvrows) * kMaxCtx;
+  QkvShape s;
+  s.T = static_cast<int>(T), s.H = hs.H, s.Hkv = hs.Hkv, s.hd = hs.hd, s.p0 = p0, s.max_ctx = kMaxCtx;
+  const std::vector<uint16_t> old_k = random_activations(static_cast<int64_t>(cache_elems), rng),
+                              old_v = random_activations(static_cast<int64_t>(cache_elems), rng);
+  DeviceBuffer<uint16_t> want_q(static_cast<size_t>(T * qrows)), want_k(old_k), want_v(old_v);
+  want_q.poison();
+  rope_store_qkv_fused({q32.get(), qrows, k32.get(), kvrows, v32.get(), kvrows}, {want_q.get(), want_k.get(), want_v.get()},
+                       s, stream.get());
+  DeviceBuffer<float> table(static_cast<size_t>(T * hs.hd));
+  rope_table(s, table.get(), stream.get());
+  DeviceBuffer<uint16_t> q16(static_cast<size_t>(T * qrows)), kc(old_k), vc(old_v);
+  q16.poison();
+  gemv_ws_group_heads({{wq.view(), q16.get(), true, false}, {wk.view(), kc.get(), true, true}, {wv.view(), vc.get(), false, true}},
+                      GemvRopeTarget{table.get(), hs.hd, p0, nullptr, kMaxCtx}, x.get(), T, stream.get(), warps);
+  EXPECT_TRUE(compare_bits(at + " heads q16", q16.download(), want_q.download()));
+  EXPECT_TRUE(compare_bits(at + " heads k cache", kc.download(), want_k.download()));
+  EXPECT_TRUE(compare_bits(at + " heads v cache", vc.download(), want_v.download()));
+  // SwiGLU: the interleaved repack against gate and up alone, then silu_mul.
+  const Weights sw = make_weights(type, qrows, K, 1400 + type, true, stream);
+  const Weights g_alone = make_weights(type, qrows, K, 1400 + type, false, stream);  // gate: the same seed, same bytes
+  DeviceBuffer<uint8_t> up_packed(static_cast<size_t>(gemm_ws_repacked_bytes(type, qrows, K)));
+  gemm_ws_repack({sw.gguf_up->get(), type, qrows, K}, up_packed.get(), stream.get());
+  DeviceBuffer<float> g32(static_cast<size_t>(T * qrows)), u32(static_cast<size_t>(T * qrows));
+  gemv_ws(g_alone.view(), x.get(), T, g32.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+  gemv_ws({up_packed.get(), type, qrows, K, false}, x.get(), T, u32.get(), GemmEpilogue::StoreF32, stream.get(), warps);
+  DeviceBuffer<uint16_t> a_want(static_cast<size_t>(T * qrows)), a(static_cast<size_t>(T * qrows));
+  silu_mul_f32_to_f16(g32.get(), u32.get(), a_want.get(), T * qrows, stream.get());
+  a.poison();
+  gemv_ws_swiglu(sw.view(), x.get(), T, a.get(), stream.get(), warps);
+  stream.sync();
+  EXPECT_TRUE(compare_bits(at + " swiglu vs gate, up alone + silu_mul", a.download(), a_want.download()));
+}
+
+TEST(GemvWs, GroupsHeadsAndSwigluEqualOneMatrixAtATimeBitwise) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(52);
+  for (uint32_t type : {kQ4K, kQ6K})
+    for (const int64_t T : {1, 3, 8})
+      for (const int warps : {0, 1, 4}) check_gemv_ws_parts(type, T, warps, T == 1 ? 37 : 0, stream, rng);
+  // What it refuses: another type, T past 8, an interleaved matrix outside gemv_ws_swiglu, a warp count.
+  const WsMatrixView q8{reinterpret_cast<void*>(uintptr_t{256}), kQ8_0, 128, 256, false};
+  const WsMatrixView q4{reinterpret_cast<void*>(uintptr_t{256}), kQ4K, 128, 256, false};
+  EXPECT_NE(gemv_ws_unsupported_reason(q8, 1), "");
+  EXPECT_NE(gemv_ws_unsupported_reason(q4, 9), "");
+  EXPECT_NE(gemv_ws_unsupported_reason({q4.data, kQ4K, 128, 256, true}, 1), "");
+  EXPECT_EQ(gemv_ws_unsupported_reason(q4, 8), "");
+  EXPECT_NE(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 1, 3), "");
+}
+
+// One small case of each launch for compute-sanitizer (memcheck, racecheck).
+TEST(GemvWs, SmallCaseForSanitizers) {
+  PFX_REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(53);
+  check_gemv_ws_parts(kQ4K, 1, 4, 5, stream, rng);
+  check_gemv_ws_parts(kQ6K, 2, 0, 0, stream, rng);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // gemv_bench: the decode mat-vec's kernels side by side (gemv_fast_kernel: staged, direct_w2/w4/w8/
 // w16, seq_d2/d4 and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight
 // bandwidth.
+// q4_K and q6_K also on gemm_ws's repack (kernels/gemv_ws.h: ws_w<n> = n warps per tile, ws_w1 the
+// generic order, ws_auto the pick); their GB/s count the GGUF bytes too, so that every column of a
+// row is the same matrix's work per time.
 // Not a test: it checks nothing but CUDA errors (the kernels' correctness is test_gemm_fast's).
 // Per (type, shape, T, kernel): launches back to back as in a decode step, each on the next of
 // several weight sets whose total exceeds 3x the 50 MB L2 (no launch finds its weights in L2), one
@@ -24,6 +27,8 @@
 #include "gemm_reference.h"
 #include "kernels/cuda_check.h"
 #include "kernels/gemm_fast.h"
+#include "kernels/gemm_ws.h"
+#include "kernels/gemv_ws.h"
 
 namespace pfx::kernels::bench {
 namespace {
@@ -56,6 +61,7 @@ class WeightSets {
   WeightSets& operator=(const WeightSets&) = delete;
   const void* operator[](size_t i) const { return sets_[i % sets_.size()]; }
   size_t bytes() const { return bytes_; }
+  size_t count() const { return sets_.size(); }
 
  private:
   size_t bytes_;
@@ -155,53 +161,76 @@ int run(int argc, char** argv) {
       CUDA_CHECK(cudaMalloc(&y, static_cast<size_t>(kGemvMaxT * N) * 4));
       std::vector<GemvKernel> kernels = gemv_fast_kernels(type);
       kernels.push_back(GemvKernel::Auto);
-      for (int64_t T : o.Ts)
-        for (GemvKernel k : kernels) {
-          const double us = median_us_per_launch(stream, o.reps, [&](size_t i) {
+      const auto time = [&](int64_t T, const std::string& name, const auto& launch) {
+        const double us = median_us_per_launch(stream, o.reps, launch);
+        const Result r{test::type_name(type), T, N, K, name, us, w.bytes() / (us * 1e-6) / 1e9};
+        std::printf("%-5s T=%lld N=%-6lld K=%-6lld %-11s %8.2f us %7.0f GB/s\n", r.type.c_str(), static_cast<long long>(T),
+                    static_cast<long long>(N), static_cast<long long>(K), r.kernel.c_str(), us, r.gbs);
+        std::fflush(stdout);
+        results.push_back(r);
+      };
+      // The same weight sets repacked for gemv_ws (as many, so that no launch hits L2 either).
+      std::unique_ptr<WeightSets> packed;
+      if (gemv_ws_unsupported_reason({reinterpret_cast<void*>(uintptr_t{256}), type, N, K, false}, 1).empty()) {
+        std::vector<uint8_t> host(static_cast<size_t>(gemm_ws_repacked_bytes(type, N, K)));
+        const WeightSets one(host, 1);
+        gemm_ws_repack({w[0], type, N, K}, const_cast<void*>(one[0]), stream);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUDA_CHECK(cudaMemcpy(host.data(), one[0], host.size(), cudaMemcpyDeviceToHost));
+        packed = std::make_unique<WeightSets>(host, w.count());
+      }
+      for (int64_t T : o.Ts) {
+        for (GemvKernel k : kernels)
+          time(T, gemv_kernel_name(k), [&](size_t i) {
             gemv_fast_kernel(k, {w[i], type, N, K}, static_cast<const uint16_t*>(x), T, y, GemmEpilogue::StoreF32, stream);
           });
-          const Result r{test::type_name(type), T, N, K, gemv_kernel_name(k), us, w.bytes() / (us * 1e-6) / 1e9};
-          std::printf("%-5s T=%lld N=%-6lld K=%-6lld %-11s %8.2f us %7.0f GB/s\n", r.type.c_str(),
-                      static_cast<long long>(T), static_cast<long long>(N), static_cast<long long>(K), r.kernel.c_str(), us,
-                      r.gbs);
-          std::fflush(stdout);
-          results.push_back(r);
-        }
+        if (!packed) continue;
+        for (const int warps : {1, 2, 4, 8, 16, 0})
+          time(T, warps == 0 ? std::string("ws_auto") : "ws_w" + std::to_string(warps), [&](size_t i) {
+            gemv_ws({(*packed)[i], type, N, K, false}, static_cast<const uint16_t*>(x), T, y,
+                    GemmEpilogue::StoreF32, stream, warps);
+          });
+      }
       CUDA_CHECK(cudaFree(x));
       CUDA_CHECK(cudaFree(y));
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
 
-  // Summary: per (type, shape, T) every kernel's GB/s, and auto against staged where both exist.
-  std::printf("\n== gemv summary (GB/s effective, weights only; median of %d batches of %d launches)\n", o.reps, kBatch);
-  std::printf("%-5s %-2s %-12s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "type", "T", "N x K", "staged",
-              "dir_w2", "dir_w4", "dir_w8", "dir_w16", "str_w4", "str_w8", "str_w16", "seq_d2", "seq_d4", "auto", "auto/st");
+  // Summary: per (type, shape, T) every kernel's GB/s (columns in the order they ran), and the
+  // ratios auto/staged and ws_auto/auto where both exist.
+  std::printf("\n== gemv summary (GB/s effective, GGUF weight bytes; median of %d batches of %d launches)\n", o.reps,
+              kBatch);
+  std::vector<std::string> columns, order;
   std::map<std::string, std::map<std::string, double>> table;
-  std::vector<std::string> order;
   for (const auto& r : results) {
     const std::string key = r.type + " " + std::to_string(r.T) + " " + std::to_string(r.N) + "x" + std::to_string(r.K);
     if (!table.count(key)) order.push_back(key);
+    if (std::find(columns.begin(), columns.end(), r.kernel) == columns.end()) columns.push_back(r.kernel);
     table[key][r.kernel] = r.gbs;
   }
+  std::printf("%-5s %-2s %-12s", "type", "T", "N x K");
+  for (const auto& c : columns) std::printf(" %10s", c.c_str());
+  std::printf(" %8s %8s\n", "auto/st", "ws/auto");
   for (const auto& key : order) {
     const auto& m = table[key];
-    const auto cell = [&](const char* k) {
-      const auto it = m.find(k);
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "%8s", it == m.end() ? "-" : std::to_string(static_cast<long long>(it->second)).c_str());
-      return std::string(buf);
-    };
     std::istringstream ks(key);
     std::string type, T, shape;
     ks >> type >> T >> shape;
-    const auto st = m.find("staged"), au = m.find("auto");
-    char ratio[16] = "       -";
-    if (st != m.end() && au != m.end()) std::snprintf(ratio, sizeof ratio, "%7.2fx", au->second / st->second);
-    std::printf("%-5s %-2s %-12s %s %s %s %s %s %s %s %s %s %s %s %s\n", type.c_str(), T.c_str(), shape.c_str(),
-                cell("staged").c_str(), cell("direct_w2").c_str(), cell("direct_w4").c_str(), cell("direct_w8").c_str(),
-                cell("direct_w16").c_str(), cell("stream_w4").c_str(), cell("stream_w8").c_str(),
-                cell("stream_w16").c_str(), cell("seq_d2").c_str(), cell("seq_d4").c_str(), cell("auto").c_str(), ratio);
+    std::printf("%-5s %-2s %-12s", type.c_str(), T.c_str(), shape.c_str());
+    for (const auto& c : columns) {
+      const auto it = m.find(c);
+      if (it == m.end()) std::printf(" %10s", "-");
+      else std::printf(" %10.0f", it->second);
+    }
+    const auto ratio = [&](const char* num, const char* den) {
+      const auto a = m.find(num), b = m.find(den);
+      if (a == m.end() || b == m.end()) return std::string("       -");
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%7.2fx", a->second / b->second);
+      return std::string(buf);
+    };
+    std::printf(" %s %s\n", ratio("auto", "staged").c_str(), ratio("ws_auto", "auto").c_str());
   }
   if (!o.csv.empty()) write_csv(o.csv, results);
   return 0;
