@@ -113,6 +113,96 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   }
 }
 
+// The generic order at full speed: one warp per block and tile, one MMA chain over every k16 step
+// of the row in order (the generic GEMM's order), its weights streamed through a kStages-deep ring
+// of shared-memory stages, one k-group each, by the lanes' own cp.async copies (GemvWsStage: a
+// lane reads back only what it copied, so no barrier but cp.async.wait_group). The chain's MMA
+// latency (~33 cycles per k16 step) bounds a tile; the ring keeps kStages groups of the tile's
+// bytes in flight so that the DRAM latency does not add to it.
+template <int kType, int kT, int kStages>
+__global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ GemvJob job) {
+  using Lane = GemvWsLane<kType>;
+  using Stage = GemvWsStage<kType>;
+  using L = typename Lane::L;
+  using Decode = typename Lane::Decode;
+  extern __shared__ __align__(16) uint8_t ring[];
+  __shared__ float4 partial[1][32];
+  __shared__ __align__(16) GemvTileConsts<kT> consts;
+  pdl_launch_dependents();
+  const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
+  const int groups = job.K / L::kGroupK;
+  constexpr int64_t kGroupBytes = ws_group_bytes<L>();
+  const int v = static_cast<int>(blockIdx.x);
+  const GemvTileAt at = gemv_locate(job, v);
+  const GemvWsTile tile = gemv_ws_tile<L>(job.part[at.part].w, groups, at.n0);
+  const int t = tile.t0 + lane;
+  const uint32_t ring_u = smem_addr(ring);
+  // Group i into stage i % kStages; one cp.async group per k-group (empty past the row's end, so
+  // that the wait counts stay uniform).
+  const auto issue = [&](int i) {
+    if (i < groups) {
+      const uint32_t stage_u = ring_u + static_cast<uint32_t>((i % kStages) * Stage::kBytes);
+      Stage::copy(tile.pair_chunks + i * kGroupBytes, tile.panel, t, lane, [&](int off, const uint8_t* src, int bytes) {
+        if (bytes == 16) cp_async_16(stage_u + off, src, 16u);
+        else if (bytes == 8) cp_async_8(stage_u + off, src);
+        else cp_async_4(stage_u + off, src);
+      });
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int i = 0; i < kStages; ++i) issue(i);  // the weights: before pdl_wait, as k_gemv_ws
+  pdl_wait();
+  // (Its cp.async group, if any, lands among the weights' groups: the first waits below then wait
+  // for one group more than they need, never for one less.)
+  gemv_fetch_tile_consts<kT>(job, at, consts);
+
+  const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 1
+  for (int i = 0; i < groups; ++i) {
+    cp_async_wait<kStages - 1>();  // this lane's copies of group i
+    const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
+    const uint16_t* const xk = xg + L::kGroupK * i;
+#pragma unroll
+    for (int kt = 0; kt < L::kTiles; ++kt) {
+      uint32_t b[4][2] = {};
+      if (g < kT) {
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+          const uint16_t* xs = xk + 64 * kt + 16 * s;
+          b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
+          b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
+        }
+      }
+      Decode dec;
+      float v0, v1;
+      Lane::lane_scales(cur, t, kt, v0, v1);
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
+      Lane::load(dec, cur, kt);
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        uint32_t a[4];
+        dec.step(s, a);
+        mma_m16n8k16_f16_f32(acc, a, b[s][0], b[s][1]);
+      }
+    }
+    // The stage's bytes are in registers (the MMAs above consumed them): refill it.
+    issue(i + kStages);
+  }
+  partial[0][lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  cp_async_wait<0>();
+  __syncthreads();
+  const auto* partials = reinterpret_cast<const uint8_t*>(partial);
+  if (job.interleaved) {
+    gemv_interleaved_swiglu_store<kT>(job, v, partials, sizeof(partial[0]), 1);
+  } else {
+    gemv_job_sum_and_store<kT>(job, v, partials, sizeof(partial[0]), 1, nullptr, consts);
+  }
+}
+
 // Named as ptxas's report demangles it: the type as its ggml id (12 = q4_K, 14 = q6_K).
 template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
@@ -122,13 +212,40 @@ bool register_gemv_ws_launch_info() {
 template <int kType, int kT, int kChains>
 inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
 
+template <int kType, int kT, int kStages>
+bool register_gemv_ws_chain_launch_info() {
+  static const std::string name = template_id("k_gemv_ws_chain", kType, kT, kStages);
+  return register_gemm_family_launch_info(name, 32, kStages * GemvWsStage<kType>::kBytes);
+}
+template <int kType, int kT, int kStages>
+inline const bool gemv_ws_chain_launch_info_registered = register_gemv_ws_chain_launch_info<kType, kT, kStages>();
+
+template <int kType, int kT, int kStages>
+void launch_gemv_ws_chain(const GemvJob& job, cudaStream_t stream) {
+  (void)gemv_ws_chain_launch_info_registered<kType, kT, kStages>;
+  constexpr int kSmem = kStages * GemvWsStage<kType>::kBytes;
+  static const bool attributes_set = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws_chain<kType, kT, kStages>),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+    return true;
+  }();
+  (void)attributes_set;
+  ::pfx::kernels::detail::launch_pdl(k_gemv_ws_chain<kType, kT, kStages>, dim3(static_cast<unsigned>(job.tiles)), dim3(32),
+                                     kSmem, stream, job);
+  CUDA_CHECK_LAUNCH();
+}
+
 template <int kType, int kT>
 void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
+  // One warp: the chain kernel (kGemvWsGenericOrder); -4 at T = 1: the same with a 4-deep ring
+  // (gemv_bench; at T >= 2 the 8-deep one).
+  if (warps == kGemvWsGenericOrder || (warps == kGemvWsChainShallow && kT > 1))
+    return launch_gemv_ws_chain<kType, kT, 8>(job, stream);
+  if (warps == kGemvWsChainShallow) return launch_gemv_ws_chain<kType, 1, 4>(job, stream);
   const dim3 grid(static_cast<unsigned>(job.tiles)), block(static_cast<unsigned>(32 * warps));
   // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
-  // its register budget (ptxas: 16 bytes of spills at T = 7), and those launches sum in the
-  // generic order anyway (one warp, one chain).
-  if (warps == 1 || kT > 1) {
+  // its register budget (ptxas: 16 bytes of spills at T = 7).
+  if (kT > 1) {
     (void)gemv_ws_launch_info_registered<kType, kT, 1>;
     ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, 0, stream, job);
   } else {
@@ -175,8 +292,8 @@ int warps_for(int warps, uint32_t type, int64_t T, int64_t mma_rows, int64_t K) 
 }
 
 std::string warps_reason(int warps) {
-  if (warps == 0 || warps == 1 || warps == 2 || warps == 4 || warps == 8 || warps == kGemvWsMaxWarps) return {};
-  return std::to_string(warps) + " warps per tile: 0 (the pick), 1, 2, 4, 8 or 16";
+  if (warps == kGemvWsChainShallow || warps == 0 || warps == 1 || warps == 2 || warps == 4 || warps == 8 || warps == kGemvWsMaxWarps) return {};
+  return std::to_string(warps) + " warps per tile: 0 (the pick), 1, 2, 4, 8 or 16 (or -4: the chain kernel's 4-deep ring)";
 }
 
 std::string matrix_reason(const WsMatrixView& w, int64_t T) {

@@ -6,7 +6,8 @@
 // Summation order, the caller's choice through `warps`:
 //  - 1 (kGemvWsGenericOrder): one warp per 16-row tile, one MMA chain over k in order with each
 //    k16 block at its natural fragment position — the generic GEMM's order at T <= 8 (bitwise
-//    equal to it, as kernels/gemm_fast.h's seq kernel);
+//    equal to it, as kernels/gemm_fast.h's seq kernel); the tile's weights stream through a ring
+//    of shared-memory stages (k_gemv_ws_chain);
 //  - n > 1 (2, 4, 8, 16): n warps split each row's k-groups (warp w: groups w, w + n, ...), each with
 //    two chains at T = 1 (even and odd k16 steps; one chain at T >= 2), added per warp and then over
 //    the warps in warp order — the decode step's order, faster where a tile's one chain would be a
@@ -28,6 +29,7 @@
 namespace pfx::kernels {
 
 inline constexpr int kGemvWsGenericOrder = 1;
+inline constexpr int kGemvWsChainShallow = -4;  // T = 1: the generic order's kernel with a 4-deep ring (gemv_bench)
 inline constexpr int kGemvWsMaxWarps = 16;
 
 // Empty when the mat-vec on the repack takes T tokens of this matrix (w.swiglu: through

@@ -99,6 +99,72 @@ PFX_HD_UNROLL
   PFX_HD static void load(Decode& d, const Raw& r, int kt) { d.lo = r.lo[kt], d.hi = r.hi[kt]; }
 };
 
+// The chain kernel's stage (k_gemv_ws_chain, kernels/gemv_ws.cu): each lane copies exactly the
+// bytes of its Raw into a shared-memory stage (16-, 8- and 4-byte copies, lane-major per piece so a
+// warp's reads are conflict-free) and reads them back, so a lane waits only on its own copies.
+// copy(dst byte offset in the stage, source, bytes) issues one copy (cp.async on the device, memcpy
+// in the host tests); read(stage, lane, t) gives the Raw fetch() would have loaded.
+template <int kType>
+struct GemvWsStage;
+template <>
+struct GemvWsStage<kWsQ4K> {
+  using Lane = GemvWsLane<kWsQ4K>;
+  using L = Lane::L;
+  // [k-tile][lane] 16-byte quants, then [dd, sm 0..3][lane] 4-byte scale words.
+  static constexpr int kBytes = 32 * (16 * L::kTiles + 4 * (1 + L::kTiles));
+  template <class Copy>
+  PFX_HD static void copy(const uint8_t* chunk, int panel, int t, int lane, Copy&& copy) {
+    const uint8_t* quants = chunk + panel * L::kQuantBytes + 16 * t;
+PFX_HD_UNROLL
+    for (int kt = 0; kt < L::kTiles; ++kt) copy(512 * kt + 16 * lane, quants + kt * 2 * L::kQuantBytes, 16);
+    const uint8_t* rec = chunk + L::kTiles * 2 * L::kQuantBytes + panel * L::kScaleBytes + 20 * ws_row(t, (t & 3) >> 1);
+PFX_HD_UNROLL
+    for (int j = 0; j <= L::kTiles; ++j) copy(2048 + 128 * j + 4 * lane, rec + 4 * j, 4);
+  }
+  PFX_HD static Lane::Raw read(const uint8_t* stage, int lane, int /*t*/) {
+    Lane::Raw r;
+PFX_HD_UNROLL
+    for (int kt = 0; kt < L::kTiles; ++kt) r.q[kt] = *reinterpret_cast<const uint4*>(stage + 512 * kt + 16 * lane);
+    r.dd = *reinterpret_cast<const uint32_t*>(stage + 2048 + 4 * lane);
+PFX_HD_UNROLL
+    for (int kt = 0; kt < L::kTiles; ++kt) r.sm[kt] = *reinterpret_cast<const uint32_t*>(stage + 2048 + 128 * (1 + kt) + 4 * lane);
+    return r;
+  }
+};
+template <>
+struct GemvWsStage<kWsQ6K> {
+  using Lane = GemvWsLane<kWsQ6K>;
+  using L = Lane::L;
+  // [k-tile][lane] 16-byte low nibbles, [k-tile][lane] 8-byte high bits, [lane] 16-byte scales,
+  // [lane] the 4-byte word holding d (2-byte aligned in the repack: the aligned word around it).
+  static constexpr int kBytes = 32 * (24 * L::kTiles + 16 + 4);
+  template <class Copy>
+  PFX_HD static void copy(const uint8_t* chunk, int panel, int t, int lane, Copy&& copy) {
+    const uint8_t* quants = chunk + panel * L::kQuantBytes;
+PFX_HD_UNROLL
+    for (int kt = 0; kt < L::kTiles; ++kt) {
+      copy(512 * kt + 16 * lane, quants + kt * 2 * L::kQuantBytes + 16 * t, 16);
+      copy(2048 + 256 * kt + 8 * lane, quants + kt * 2 * L::kQuantBytes + 2048 + 8 * t, 8);
+    }
+    const uint8_t* scales = chunk + L::kTiles * 2 * L::kQuantBytes + panel * L::kScaleBytes;
+    const int row = ws_row(t, (t & 3) >> 1);
+    copy(3072 + 16 * lane, scales + 16 * row, 16);
+    copy(3584 + 4 * lane, scales + ((1024 + 2 * row) & ~3), 4);
+  }
+  PFX_HD static Lane::Raw read(const uint8_t* stage, int lane, int t) {
+    Lane::Raw r;
+PFX_HD_UNROLL
+    for (int kt = 0; kt < L::kTiles; ++kt) {
+      r.lo[kt] = *reinterpret_cast<const uint4*>(stage + 512 * kt + 16 * lane);
+      r.hi[kt] = *reinterpret_cast<const uint2*>(stage + 2048 + 256 * kt + 8 * lane);
+    }
+    r.sc = *reinterpret_cast<const uint4*>(stage + 3072 + 16 * lane);
+    const uint32_t dw = *reinterpret_cast<const uint32_t*>(stage + 3584 + 4 * lane);
+    r.d = (ws_row(t, (t & 3) >> 1) & 1) ? dw >> 16 : dw & 0xFFFFu;
+    return r;
+  }
+};
+
 // Whether the decode mat-vec on the repack takes this type (the others keep the GGUF blocks' kernels).
 PFX_HD constexpr bool gemv_ws_takes(int type) { return type == kWsQ4K || type == kWsQ6K; }
 

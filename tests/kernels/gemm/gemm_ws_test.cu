@@ -756,8 +756,8 @@ TEST(GemvWs, GenericOrderIsBitwiseAtDecodeSizes) {
       DeviceBuffer<uint16_t> x(random_activations(T * c.K, rng));
       DeviceBuffer<float> y(static_cast<size_t>(T * c.N));
       const Generic::Refs r = generic.refs(w16.get(), x.get(), T, c.N, c.K, rng, stream.get());
-      for (const int warps : {kGemvWsGenericOrder, 0}) {
-        if (warps == 0 && T == 1) continue;  // the pick splits k at T = 1
+      for (const int warps : {kGemvWsGenericOrder, kGemvWsChainShallow, 0}) {
+        if (warps == 0 && T == 1 && gemv_ws_warps(c.type, c.N, c.K) != kGemvWsGenericOrder) continue;  // a split pick
         const std::string what = std::string(type_name(c.type)) + " gemv_ws warps " + std::to_string(warps) + " N=" +
                                  std::to_string(c.N) + " K=" + std::to_string(c.K) + " T=" + std::to_string(T);
         y.poison();
@@ -786,7 +786,7 @@ TEST(GemvWs, EveryWarpCountMatchesCpuReference) {
       DeviceBuffer<uint16_t> x(xh);
       EpilogueCase c(ref, T, N, rng);
       const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-      for (const int warps : {0, 1, 2, 4, 8, 16}) {
+      for (const int warps : {0, kGemvWsGenericOrder, kGemvWsChainShallow, 2, 4, 8, 16}) {
         const std::string what = std::string(type_name(type)) + " gemv_ws warps " + std::to_string(warps) + " T=" +
                                  std::to_string(T);
         c.check(
