@@ -35,13 +35,35 @@ namespace pfx::kernels::dev {
 
 namespace {
 
+// K-tile kt of a lane's group (raw: its loads): the quad's scales exchanged by shuffles, the four
+// k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the same k from
+// xk = the group's activations of the lane's token (k 16s + 2tq (+1) and + 8: the natural B
+// fragment; zero for tokens g >= kT, whose results are never stored).
+template <class Lane, int kT>
+__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, int t, int kt, int quad0, int g,
+                                                  const uint16_t* xk, uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
+  typename Lane::Decode dec;
+  float v0, v1;
+  Lane::lane_scales(raw, t, kt, v0, v1);
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+    dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
+  Lane::load(dec, raw, kt);
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    dec.step(s, a[s]);
+    const uint16_t* xs = xk + 64 * kt + 16 * s;
+    b[s][0] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs)) : 0u;
+    b[s][1] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8)) : 0u;
+  }
+}
+
 // kChains: 1 = one MMA chain over the warp's k16 steps in order (with one warp: the generic
 // GEMM's order); 2 = even and odd steps on two accumulators, added at the end.
 template <int kType, int kT, int kChains>
 __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __grid_constant__ GemvJob job) {
   using Lane = GemvWsLane<kType>;
   using L = typename Lane::L;
-  using Decode = typename Lane::Decode;
   __shared__ float4 partial[kGemvWsMaxWarps][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
   pdl_launch_dependents();
@@ -73,28 +95,10 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
     const uint16_t* const xk = xg + L::kGroupK * gi;
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
-      uint32_t b[4][2] = {};
-      if (g < kT) {
+      uint32_t a[4][4], b[4][2];
+      gemv_ws_fragments<Lane, kT>(cur, t, kt, quad0, g, xk, a, b);
 #pragma unroll
-        for (int s = 0; s < 4; ++s) {
-          const uint16_t* xs = xk + 64 * kt + 16 * s;  // k 16s + 2tq (+1) and + 8: the natural B fragment
-          b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
-          b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
-        }
-      }
-      Decode dec;
-      float v0, v1;
-      Lane::lane_scales(cur, t, kt, v0, v1);
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
-      Lane::load(dec, cur, kt);
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        uint32_t a[4];
-        dec.step(s, a);
-        mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a, b[s][0], b[s][1]);
-      }
+      for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
   }
   // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as k_gemv_direct's).
@@ -124,7 +128,6 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   using Lane = GemvWsLane<kType>;
   using Stage = GemvWsStage<kType>;
   using L = typename Lane::L;
-  using Decode = typename Lane::Decode;
   extern __shared__ __align__(16) uint8_t ring[];
   __shared__ float4 partial[1][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;
@@ -165,24 +168,8 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   uint32_t a[L::kTiles][4][4], b[L::kTiles][4][2];
   const auto decode = [&](int i) {  // group i (landed) from its stage into a, b
     const typename Lane::Raw r = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-    const uint16_t* const xk = xg + L::kGroupK * i;
 #pragma unroll
-    for (int kt = 0; kt < L::kTiles; ++kt) {
-      Decode dec;
-      float v0, v1;
-      Lane::lane_scales(r, t, kt, v0, v1);
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
-      Lane::load(dec, r, kt);
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        dec.step(s, a[kt][s]);
-        const uint16_t* xs = xk + 64 * kt + 16 * s;  // k 16s + 2tq (+1) and + 8: the natural B fragment
-        b[kt][s][0] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs)) : 0u;
-        b[kt][s][1] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8)) : 0u;
-      }
-    }
+    for (int kt = 0; kt < L::kTiles; ++kt) gemv_ws_fragments<Lane, kT>(r, t, kt, quad0, g, xg + L::kGroupK * i, a[kt], b[kt]);
   };
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const auto multiply = [&](const uint32_t (&fa)[L::kTiles][4][4], const uint32_t (&fb)[L::kTiles][4][2]) {

@@ -32,7 +32,9 @@ const char* path_name(Path);
 enum class FastGemm { Pipelined, Fused };
 // Fused: measured faster end to end on the H200 at pp512 and pp2048 in one run (7B Q4_K_M:
 // 32.9k / 36.1k tok/s against 27.3k / 34.8k for pipelined; docs/perf-h200.md), with no fp16
-// copy or scratch of the weights (a repacked quantized copy beside the GGUF blocks instead).
+// copy or scratch of the weights: a repacked quantized copy that the decode steps read too
+// (kernels/gemv_ws.h) for q4_K and q6_K, whose GGUF blocks then leave the device (7B Q4_K_M:
+// 4.16 GB of weight matrices, was ~8.1 GB; session 18).
 inline constexpr FastGemm kDefaultFastGemm = FastGemm::Fused;
 const char* fast_gemm_name(FastGemm);
 // Every variant, in a fixed order (the capability list).
