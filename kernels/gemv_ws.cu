@@ -327,10 +327,18 @@ void launch(uint32_t type, const dev::GemvJob& job, int64_t T, int warps, cudaSt
   return dev::launch_gemv_ws<dev::kWsQ6K>(job, static_cast<int>(T), warps, stream);
 }
 
-// Part i of a job: the repacked matrix, its rows and output, tiles numbered after the earlier parts'.
-dev::GemvPart job_part(const WsMatrixView& w, void* y, int mode, int heads, int tile0) {
-  const auto* data = static_cast<const uint8_t*>(w.data);
-  return dev::GemvPart{data, nullptr, 0, y, static_cast<int>(w.rows), mode, tile0, heads};
+// A job of n parts against x16 (K = w0's columns), its parts added by add_part.
+dev::GemvJob new_job(const uint16_t* x16, const WsMatrixView& w0, size_t n) {
+  dev::GemvJob job{};
+  job.x = x16;
+  job.K = static_cast<int>(w0.cols);
+  job.parts = static_cast<int>(n);
+  return job;
+}
+// Part i: the repacked matrix, its rows and output, its tiles numbered after the earlier parts'.
+void add_part(dev::GemvJob& job, int i, const WsMatrixView& w, void* y, int mode, int heads) {
+  job.part[i] = dev::GemvPart{static_cast<const uint8_t*>(w.data), nullptr, 0, y, static_cast<int>(w.rows), mode, job.tiles, heads};
+  job.tiles += static_cast<int>(tiles_of(w.rows));
 }
 
 std::string group_reason(const std::vector<WsMatrixView>& ws, int64_t T, int warps) {
@@ -377,18 +385,12 @@ std::string gemv_ws_group_unsupported_reason(const std::vector<GemvWsOutput>& pa
 void gemv_ws_group(const std::vector<GemvWsOutput>& parts, const uint16_t* x16, int64_t T, cudaStream_t stream,
                    int warps) {
   require(gemv_ws_group_unsupported_reason(parts, T, warps), "gemv_ws_group");
-  dev::GemvJob job{};
-  job.x = x16;
-  job.K = static_cast<int>(parts[0].w.cols);
-  job.parts = static_cast<int>(parts.size());
-  int tiles = 0;
+  dev::GemvJob job = new_job(x16, parts[0].w, parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     const GemvWsOutput& p = parts[i];
     require_pointers("gemv_ws_group", x16, p.y, p.epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
-    job.part[i] = job_part(p.w, p.y, detail::gemv_mode_of(p.epilogue), 0, tiles);
-    tiles += static_cast<int>(tiles_of(p.w.rows));
+    add_part(job, static_cast<int>(i), p.w, p.y, detail::gemv_mode_of(p.epilogue), 0);
   }
-  job.tiles = tiles;
   const WsMatrixView& w0 = parts[0].w;
   launch(w0.ggml_type, job, T, warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols), stream);
 }
@@ -406,19 +408,13 @@ std::string gemv_ws_group_heads_unsupported_reason(const std::vector<GemvWsHeadO
 void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
                          int64_t T, cudaStream_t stream, int warps) {
   require(gemv_ws_group_heads_unsupported_reason(parts, T, rope, warps), "gemv_ws_group_heads");
-  dev::GemvJob job{};
-  job.x = x16;
-  job.K = static_cast<int>(parts[0].w.cols);
-  job.parts = static_cast<int>(parts.size());
-  int tiles = 0;
+  dev::GemvJob job = new_job(x16, parts[0].w, parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     const GemvWsHeadOutput& p = parts[i];
     require_pointers("gemv_ws_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
     const int heads = (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0);
-    job.part[i] = job_part(p.w, p.y, dev::kStoreF16, heads, tiles);
-    tiles += static_cast<int>(tiles_of(p.w.rows));
+    add_part(job, static_cast<int>(i), p.w, p.y, dev::kStoreF16, heads);
   }
-  job.tiles = tiles;
   job.heads = dev::GemvHeads{reinterpret_cast<const float2*>(rope.cos_sin), rope.p0_dev, rope.p0, rope.head_dim, rope.max_ctx};
   const WsMatrixView& w0 = parts[0].w;
   launch(w0.ggml_type, job, T, warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols), stream);
@@ -432,13 +428,10 @@ void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint1
   require(matrix_reason(plain, T), "gemv_ws_swiglu");
   require(warps_reason(warps), "gemv_ws_swiglu");
   require_pointers("gemv_ws_swiglu", x16, a16, 2);
-  dev::GemvJob job{};
-  job.x = x16;
-  job.K = static_cast<int>(w.cols);
-  job.parts = 1;
+  dev::GemvJob job = new_job(x16, w, 1);
   job.interleaved = 1;
-  job.part[0] = job_part(w, a16, dev::kStoreF16, 0, 0);  // N = gate's rows: the outputs per token
-  job.tiles = static_cast<int>(tiles_of(plain.rows));
+  add_part(job, 0, plain, a16, dev::kStoreF16, 0);
+  job.part[0].N = static_cast<int>(w.rows);  // gate's rows: the outputs per token (the tiles: both matrices')
   launch(w.ggml_type, job, T, warps_for(warps, w.ggml_type, T, plain.rows, w.cols), stream);
 }
 
