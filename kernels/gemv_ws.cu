@@ -161,43 +161,23 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   gemv_fetch_tile_consts<kT>(job, at, consts);
 
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
-  // Group i's A and B fragments, decoded one group ahead: the loop body decodes group i + 1 while
-  // it issues group i's 16 chained MMAs (one basic block, so the two interleave; decoding in front
-  // of each k-tile's MMAs instead ran at 0.3-0.4 of the raw-block kernels' bandwidth, H200
-  // session 18 call 3).
-  uint32_t a[L::kTiles][4][4], b[L::kTiles][4][2];
-  const auto decode = [&](int i) {  // group i (landed) from its stage into a, b
-    const typename Lane::Raw r = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-#pragma unroll
-    for (int kt = 0; kt < L::kTiles; ++kt) gemv_ws_fragments<Lane, kT>(r, t, kt, quad0, g, xg + L::kGroupK * i, a[kt], b[kt]);
-  };
+  // (A form that decoded group i + 1 while group i's chained MMAs issued, in one basic block, ran
+  // slower: 418-443 against 547-566 GB/s at the 4096-row shapes, H200 session 18 calls 3 and 5.)
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  const auto multiply = [&](const uint32_t (&fa)[L::kTiles][4][4], const uint32_t (&fb)[L::kTiles][4][2]) {
-#pragma unroll
-    for (int kt = 0; kt < L::kTiles; ++kt)
-#pragma unroll
-      for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, fa[kt][s], fb[kt][s][0], fb[kt][s][1]);
-  };
-  cp_async_wait<kStages - 1>();  // this lane's copies of group 0
-  decode(0);
-  issue(kStages);  // its stage is in registers now: refill it
 #pragma unroll 1
-  for (int i = 0; i + 1 < groups; ++i) {
-    uint32_t fa[L::kTiles][4][4], fb[L::kTiles][4][2];
+  for (int i = 0; i < groups; ++i) {
+    cp_async_wait<kStages - 1>();  // this lane's copies of group i
+    const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
 #pragma unroll
-    for (int kt = 0; kt < L::kTiles; ++kt)
+    for (int kt = 0; kt < L::kTiles; ++kt) {
+      uint32_t a[4][4], b[4][2];
+      gemv_ws_fragments<Lane, kT>(cur, t, kt, quad0, g, xg + L::kGroupK * i, a, b);
 #pragma unroll
-      for (int s = 0; s < 4; ++s) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) fa[kt][s][e] = a[kt][s][e];
-        fb[kt][s][0] = b[kt][s][0], fb[kt][s][1] = b[kt][s][1];
-      }
-    cp_async_wait<kStages - 1>();  // group i + 1
-    decode(i + 1);
-    multiply(fa, fb);  // group i, in k order
-    issue(i + 1 + kStages);
+      for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, a[s], b[s][0], b[s][1]);
+    }
+    // The stage's bytes are in registers (the MMAs above consumed them): refill it.
+    issue(i + kStages);
   }
-  multiply(a, b);  // the last group
   partial[0][lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
   cp_async_wait<0>();
   __syncthreads();
