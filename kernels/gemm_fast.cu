@@ -324,6 +324,10 @@ std::string gemv_heads_reason(const std::vector<int64_t>& rows, const std::vecto
 
 int gemv_mode_of(GemmEpilogue e) { return mode_of(e); }
 
+void check_gemv_pointers(const char* fn, const uint16_t* x16, const void* y, uint64_t y_align) {
+  require_pointers(fn, x16, y, y_align);
+}
+
 }  // namespace detail
 
 void gemv_fast_group_heads(const std::vector<GemvHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,

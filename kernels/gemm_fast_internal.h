@@ -63,6 +63,8 @@ std::string gemv_heads_reason(const std::vector<int64_t>& rows, const std::vecto
                               const GemvRopeTarget& rope);
 // dev::EpilogueMode of an epilogue (the decode kernels' `mode`).
 int gemv_mode_of(GemmEpilogue e);
+// Throws pfx::Error naming fn unless x16 (16-byte aligned) and y (y_align-byte aligned) are usable.
+void check_gemv_pointers(const char* fn, const uint16_t* x16, const void* y, uint64_t y_align);
 
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
                        const uint16_t* x, int64_t T, cudaStream_t stream, const GemvRopeTarget* heads = nullptr);

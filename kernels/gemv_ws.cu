@@ -296,11 +296,6 @@ void require(const std::string& why, const char* fn) {
   if (!why.empty()) fail(fn, ": ", why);
 }
 
-void require_pointers(const char* fn, const uint16_t* x16, const void* y, uintptr_t y_align) {
-  if (x16 == nullptr || y == nullptr) fail(fn, ": null activation or output pointer");
-  if (reinterpret_cast<uintptr_t>(x16) % 16 != 0) fail(fn, ": x16 is not 16-byte aligned");
-  if (reinterpret_cast<uintptr_t>(y) % y_align != 0) fail(fn, ": output is not ", y_align, "-byte aligned");
-}
 
 void launch(uint32_t type, const dev::GemvJob& job, int64_t T, int warps, cudaStream_t stream) {
   if (type == kQ4K) return dev::launch_gemv_ws<dev::kWsQ4K>(job, static_cast<int>(T), warps, stream);
@@ -368,7 +363,7 @@ void gemv_ws_group(const std::vector<GemvWsOutput>& parts, const uint16_t* x16, 
   dev::GemvJob job = new_job(x16, parts[0].w, parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     const GemvWsOutput& p = parts[i];
-    require_pointers("gemv_ws_group", x16, p.y, p.epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
+    detail::check_gemv_pointers("gemv_ws_group", x16, p.y, p.epilogue == GemmEpilogue::StoreF16 ? 2 : 4);
     add_part(job, static_cast<int>(i), p.w, p.y, detail::gemv_mode_of(p.epilogue), 0);
   }
   const WsMatrixView& w0 = parts[0].w;
@@ -391,7 +386,7 @@ void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvR
   dev::GemvJob job = new_job(x16, parts[0].w, parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     const GemvWsHeadOutput& p = parts[i];
-    require_pointers("gemv_ws_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
+    detail::check_gemv_pointers("gemv_ws_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
     const int heads = (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0);
     add_part(job, static_cast<int>(i), p.w, p.y, dev::kStoreF16, heads);
   }
@@ -407,7 +402,7 @@ void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint1
   plain.rows = 2 * w.rows;  // the interleaved matrix's MMA rows
   require(matrix_reason(plain, T), "gemv_ws_swiglu");
   require(warps_reason(warps), "gemv_ws_swiglu");
-  require_pointers("gemv_ws_swiglu", x16, a16, 2);
+  detail::check_gemv_pointers("gemv_ws_swiglu", x16, a16, 2);
   dev::GemvJob job = new_job(x16, w, 1);
   job.interleaved = 1;
   add_part(job, 0, plain, a16, dev::kStoreF16, 0);
