@@ -312,24 +312,6 @@ void launch_gemv_direct_t(const GemvJob& job, int warps, bool stream_tiles, cuda
   CUDA_CHECK_LAUNCH();
 }
 
-// fn.template operator()<kT>() for the runtime token count T in 1..kGemvMaxT: one kernel
-// instantiation per T (the decode kernels keep T tokens' fragments in registers).
-template <class Fn>
-void with_token_count(int T, Fn&& fn) {
-  static_assert(kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
-  switch (T) {
-    case 1: return fn.template operator()<1>();
-    case 2: return fn.template operator()<2>();
-    case 3: return fn.template operator()<3>();
-    case 4: return fn.template operator()<4>();
-    case 5: return fn.template operator()<5>();
-    case 6: return fn.template operator()<6>();
-    case 7: return fn.template operator()<7>();
-    case 8: return fn.template operator()<8>();
-    default: fail("gemv_fast: T = ", T, " outside 1..", kGemvMaxT);
-  }
-}
-
 template <class D>
 void launch_gemv_direct(const GemvJob& job, int T, int warps, bool stream_tiles, cudaStream_t stream) {
   if (warps < 1 || warps > D::kMaxWarps) fail("gemv_fast: ", warps, " warps per block for ", DirectName<D>::kName, " (1..", D::kMaxWarps, ")");

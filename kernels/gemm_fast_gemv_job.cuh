@@ -15,6 +15,7 @@
 
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_fast_gemv_tile.cuh"
+#include "util/error.h"
 
 namespace pfx::kernels::dev {
 
@@ -82,6 +83,24 @@ PFX_HD int gemv_next_tile(const GemvJob& j, int v, int blocks) {
 // outputs are never stored).
 PFX_HD const uint8_t* gemv_part_row(const GemvPart& q, int n) {
   return q.w + static_cast<int64_t>(n < q.N ? n : q.N - 1) * q.row_bytes;
+}
+
+// fn.template operator()<kT>() for the runtime token count T in 1..kGemvMaxT: one kernel
+// instantiation per T (the decode kernels keep T tokens' fragments in registers).
+template <class Fn>
+void with_token_count(int T, Fn&& fn) {
+  static_assert(kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
+  switch (T) {
+    case 1: return fn.template operator()<1>();
+    case 2: return fn.template operator()<2>();
+    case 3: return fn.template operator()<3>();
+    case 4: return fn.template operator()<4>();
+    case 5: return fn.template operator()<5>();
+    case 6: return fn.template operator()<6>();
+    case 7: return fn.template operator()<7>();
+    case 8: return fn.template operator()<8>();
+    default: fail("decode mat-vec: T = ", T, " outside 1..", kGemvMaxT);
+  }
 }
 
 }  // namespace pfx::kernels::dev

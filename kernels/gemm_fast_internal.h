@@ -54,9 +54,6 @@ struct GemvPartLaunch {
   int mode;       // dev::EpilogueMode
   int heads = 0;  // dev::kGemvHeadRotate | dev::kGemvHeadCache: y holds the attention's fp16 inputs
 };
-// The direct kernel on parts [parts, parts + n) of one K-quant type and one K in one launch
-// (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
-// heads: where the parts that store heads store (validated), else nullptr.
 // The checks gemv_fast_group_heads and gemv_ws_group_heads share: part i has rows[i] rows and
 // rotates or not; empty when the rope target takes T tokens of those parts.
 std::string gemv_heads_reason(const std::vector<int64_t>& rows, const std::vector<bool>& rotates, int64_t T,
@@ -66,6 +63,9 @@ int gemv_mode_of(GemmEpilogue e);
 // Throws pfx::Error naming fn unless x16 (16-byte aligned) and y (y_align-byte aligned) are usable.
 void check_gemv_pointers(const char* fn, const uint16_t* x16, const void* y, uint64_t y_align);
 
+// The direct kernel on parts [parts, parts + n) of one K-quant type and one K in one launch
+// (n <= 3), or a SwiGLU pair (n = 2: gate, up; y of part 0 = a16); validated by the caller.
+// heads: where the parts that store heads store (validated), else nullptr.
 void gemv_group_launch(uint32_t ggml_type, const GemvPartLaunch* parts, int n, bool swiglu, int64_t K,
                        const uint16_t* x, int64_t T, cudaStream_t stream, const GemvRopeTarget* heads = nullptr);
 

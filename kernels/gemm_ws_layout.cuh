@@ -384,10 +384,11 @@ PFX_HD void ws_k4_lane_scales_of(uint32_t dd, uint32_t sm, int t, float& v0, flo
   v0 = fmul_rn(half_bits_to_float(dd), byte_float(sm, b));
   v1 = fmul_rn(half_bits_to_float(dd >> 16), byte_float(sm, b + 1));
 }
-PFX_HD void ws_k4_lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
+// The record words of thread t's row half for k-tile kt (scales: the panel's scale block).
+PFX_HD void ws_k4_record_words(const uint8_t* scales, int t, int kt, uint32_t& dd, uint32_t& sm) {
   const uint8_t* rec = scales + 20 * ws_row(t, (t & 3) >> 1);
-  ws_k4_lane_scales_of(*reinterpret_cast<const uint32_t*>(rec), *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt), t,
-                       v0, v1);
+  dd = *reinterpret_cast<const uint32_t*>(rec);
+  sm = *reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt);
 }
 
 struct WsDecodeQ4K {
@@ -398,8 +399,9 @@ struct WsDecodeQ4K {
   // Lane c's pair: (d·sc·2^129, dmin·m). The two power-of-two products are exact while the
   // repack's scales are in range (|d| <= 2^-7: ws_scale_in_range).
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-    ws_k4_lane_scales(scales, t, kt, v0, v1);
-    v0 = fmul_rn(fmul_rn(v0, 0x1p64f), 0x1p65f);
+    uint32_t dd, sm;
+    ws_k4_record_words(scales, t, kt, dd, sm);
+    lane_scales_of(dd, sm, t, v0, v1);
   }
   // The same from the record's words (the decode mat-vec, kernels/gemv_ws_lane.cuh).
   PFX_HD static void lane_scales_of(uint32_t dd, uint32_t sm, int t, float& v0, float& v1) {
@@ -436,7 +438,9 @@ struct WsDecodeQ5K {
   uint32_t hb;
   float d1[2][2], m1[2][2];  // [fragment row half][sub-block of the k-tile]: d·sc, dmin·m (exact)
   PFX_HD static void lane_scales(const uint8_t* scales, int t, int kt, float& v0, float& v1) {
-    ws_k4_lane_scales(scales, t, kt, v0, v1);
+    uint32_t dd, sm;
+    ws_k4_record_words(scales, t, kt, dd, sm);
+    ws_k4_lane_scales_of(dd, sm, t, v0, v1);
   }
   PFX_HD void set_scale(int c, float v0, float v1) { d1[c >> 1][c & 1] = v0, m1[c >> 1][c & 1] = v1; }
   PFX_HD void load(const uint8_t* quants, const uint8_t* /*scales*/, int t, int /*kt*/) {

@@ -15,7 +15,6 @@
 // first group's weights before pdl_wait, and read X or touch Y only after it.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -245,18 +244,7 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
 
 template <int kType>
 void launch_gemv_ws(const GemvJob& job, int T, int warps, cudaStream_t stream) {
-  static_assert(::pfx::kernels::kGemvMaxT == 8, "one instantiation per T in 1..kGemvMaxT");
-  switch (T) {
-    case 1: return launch_gemv_ws_t<kType, 1>(job, warps, stream);
-    case 2: return launch_gemv_ws_t<kType, 2>(job, warps, stream);
-    case 3: return launch_gemv_ws_t<kType, 3>(job, warps, stream);
-    case 4: return launch_gemv_ws_t<kType, 4>(job, warps, stream);
-    case 5: return launch_gemv_ws_t<kType, 5>(job, warps, stream);
-    case 6: return launch_gemv_ws_t<kType, 6>(job, warps, stream);
-    case 7: return launch_gemv_ws_t<kType, 7>(job, warps, stream);
-    case 8: return launch_gemv_ws_t<kType, 8>(job, warps, stream);
-    default: fail("gemv_ws: T = ", T, " outside 1..", ::pfx::kernels::kGemvMaxT);
-  }
+  with_token_count(T, [&]<int kT>() { launch_gemv_ws_t<kType, kT>(job, warps, stream); });
 }
 
 }  // namespace

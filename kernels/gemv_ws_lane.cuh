@@ -165,7 +165,4 @@ PFX_HD_UNROLL
   }
 };
 
-// Whether the decode mat-vec on the repack takes this type (the others keep the GGUF blocks' kernels).
-PFX_HD constexpr bool gemv_ws_takes(int type) { return type == kWsQ4K || type == kWsQ6K; }
-
 }  // namespace pfx::kernels::dev
