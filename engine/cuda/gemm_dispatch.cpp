@@ -66,8 +66,8 @@ void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
     packed_buffers_.push_back(std::move(b));
     interleaved.insert(gate);
     interleaved.insert(up);
-    interleaved_.emplace(gate, gate);
-    interleaved_.emplace(up, gate);
+    interleaved_.emplace(gate, std::pair{gate, up});
+    interleaved_.emplace(up, std::pair{gate, up});
   }
   // Groups: the longest runs, in order, of one type and K that one gemm_ws_group launch takes.
   for (const auto& g : groups) {
@@ -132,7 +132,8 @@ std::optional<kernels::WsMatrixView> GemmDispatch::decode_repack(const DeviceMat
 std::optional<kernels::WsMatrixView> GemmDispatch::decode_repack_swiglu(const DeviceMatrix& gate,
                                                                         const DeviceMatrix& up) const {
   if (!fast_ || variant_ != FastGemm::Fused) return std::nullopt;
-  if (const auto m = interleaved_.find(&up); m == interleaved_.end() || m->second != &gate) return std::nullopt;
+  if (const auto m = interleaved_.find(&up); m == interleaved_.end() || m->second != std::pair{&gate, &up})
+    return std::nullopt;
   const auto it = packed_swiglu_.find(&gate);
   if (it == packed_swiglu_.end()) return std::nullopt;
   // The interleaved matrix's own rows pass the plain check (gemv_ws_swiglu takes what gemv_ws takes).
@@ -143,13 +144,10 @@ std::optional<kernels::WsMatrixView> GemmDispatch::decode_repack_swiglu(const De
 
 bool GemmDispatch::reads_repack_only(const DeviceMatrix& w) const {
   if (decode_repack(w)) return true;
-  // Gate or up of an interleaved pair: run_swiglu takes the pair at every T (gemm_ws_swiglu, or
-  // gemv_ws_swiglu where it takes the type).
+  // Gate or up of an interleaved pair: run_swiglu takes the pair at every T (gemm_ws_swiglu, and
+  // gemv_ws_swiglu where the decode takes it).
   const auto m = interleaved_.find(&w);
-  if (m == interleaved_.end()) return false;
-  const DeviceMatrix& gate = *m->second;
-  return kernels::gemv_ws_unsupported_reason({packed_swiglu_.at(&gate), gate.ggml_type, 2 * gate.rows, gate.cols, false}, 1)
-      .empty();
+  return m != interleaved_.end() && decode_repack_swiglu(*m->second.first, *m->second.second).has_value();
 }
 
 size_t GemmDispatch::repacked_bytes() const {

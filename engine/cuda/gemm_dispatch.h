@@ -155,7 +155,8 @@ class GemmDispatch {
   std::vector<DeviceBuffer> packed_buffers_;
   std::unordered_map<const DeviceMatrix*, const void*> packed_, packed_swiglu_;
   std::unordered_map<const DeviceMatrix*, std::vector<const DeviceMatrix*>> packed_group_;
-  std::unordered_map<const DeviceMatrix*, const DeviceMatrix*> interleaved_;  // gate, up of packed_swiglu_ → gate
+  // Gate and up of each packed_swiglu_ pair → the pair.
+  std::unordered_map<const DeviceMatrix*, std::pair<const DeviceMatrix*, const DeviceMatrix*>> interleaved_;
   // The repacked view of w where the decode mat-vec on the repack takes w (T ≤ kGemvMaxT); nullopt
   // where decode steps read the GGUF blocks.
   std::optional<kernels::WsMatrixView> decode_repack(const DeviceMatrix& w) const;
