@@ -114,6 +114,8 @@ struct CudaBackend::Impl {
   DeviceBuffer k_cache, v_cache;
   // Activations for up to max_batch tokens.
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
+  // The decode attention's arrival counters (AttentionArgs::split_counters): zero, left zero.
+  DeviceBuffer attn_split_counters;
   // The cos/sin of a chunk's rotation pairs ([max_batch][hd / 2] float pairs), once per chunk, for
   // the Q/K/V epilogues that store the attention's inputs (GemmDispatch::run_heads, run_heads_decode).
   DeviceBuffer rope_cos_sin;
@@ -207,6 +209,8 @@ struct CudaBackend::Impl {
         kernels::attention_fast_scratch_bytes(static_cast<int>(std::min<int64_t>(max_batch, kernels::kDecodeMaxT)),
                                               static_cast<int>(H), static_cast<int>(hd)));
     attn_scratch = DeviceBuffer(attn_scratch_bytes);
+    attn_split_counters = DeviceBuffer(static_cast<size_t>(kernels::kDecodeMaxT) * H * sizeof(int));
+    CUDA_CHECK(cudaMemsetAsync(attn_split_counters.as(), 0, attn_split_counters.bytes(), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -304,27 +308,33 @@ struct CudaBackend::Impl {
 
     for (size_t l = 0; l < layers.size(); ++l) {
       LayerDev& L = layers[l];
-      {
-        NvtxRange r(L.prefix + "attn_norm", norm_flops);
-        rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
-      }
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
                              v_cache.as<uint16_t>() + l * layer_kv};
       const std::vector<GemmDispatch::HeadOutput> heads = {{"attn_q", &L.wq, out.q16, true, false},
                                                            {"attn_k", &L.wk, out.k_cache, true, true},
                                                            {"attn_v", &L.wv, out.v_cache, false, true}};
-      const bool stored =
-          (heads_in_epilogue && gemm.run_heads(L.prefix, heads, {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)},
-                                               h16.as<uint16_t>(), T)) ||
-          (heads_in_gemv && gemm.run_heads_decode(L.prefix, heads,
-                                                  {rope_cos_sin.as<float>(), hd, p0, p0_dev, static_cast<int>(max_ctx)},
-                                                  h16.as<uint16_t>(), T));
+      const kernels::GemvRopeTarget decode_rope{rope_cos_sin.as<float>(), hd, p0, p0_dev, static_cast<int>(max_ctx)};
+      // A decode step's mat-vecs compute the norm before them themselves where they can (same bits,
+      // one launch fewer: GemmDispatch::NormedInput); else the norm kernel writes h16 first.
+      const GemmDispatch::NormedInput attn_in{"attn_norm", {x32.as<float>(), L.attn_norm.as<float>(), cfg.rms_eps}};
+      bool stored = heads_in_gemv && gemm.run_heads_decode(L.prefix, heads, decode_rope, nullptr, T, &attn_in);
+      if (!stored) {
+        {
+          NvtxRange r(L.prefix + "attn_norm", norm_flops);
+          rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
+        }
+        stored = (heads_in_epilogue && gemm.run_heads(L.prefix, heads,
+                                                      {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)},
+                                                      h16.as<uint16_t>(), T)) ||
+                 (heads_in_gemv && gemm.run_heads_decode(L.prefix, heads, decode_rope, h16.as<uint16_t>(), T));
+      }
       if (!stored) project_qkv(L, out, s, T);
       {
         NvtxRange r(L.prefix + "attn", attn_flops);
         kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),
                                  T, H, Hkv, hd, p0, static_cast<int>(max_ctx), p0_dev};
         const char* why = fast() ? kernels::attention_fast_unsupported_reason(a) : "generic path";
+        if (T <= kernels::kDecodeMaxT) a.split_counters = attn_split_counters.as<int>();  // the splits merge themselves
         if (fast() && !why) {
           kernels::attention_fast(a, attn_scratch.as(), attn_scratch_bytes, stream);
         } else {
@@ -335,15 +345,18 @@ struct CudaBackend::Impl {
         }
       }
       gemm.run(L.prefix + "attn_output", L.wo, o16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
-      {
-        NvtxRange r(L.prefix + "ffn_norm", norm_flops);
-        rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
-      }
-      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
-        gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
-        gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
-        NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);
-        kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
+      const GemmDispatch::NormedInput ffn_in{"ffn_norm", {x32.as<float>(), L.ffn_norm.as<float>(), cfg.rms_eps}};
+      if (!(T == 1 && gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, nullptr, T, a16.as<uint16_t>(), &ffn_in))) {
+        {
+          NvtxRange r(L.prefix + "ffn_norm", norm_flops);
+          rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
+        }
+        if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
+          gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
+          gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
+          NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);
+          kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
+        }
       }
       gemm.run(L.prefix + "ffn_down", L.down, a16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
       if (owner.dumping_residual()) dump_residual(static_cast<int64_t>(l), p0, T);
