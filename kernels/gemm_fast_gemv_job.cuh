@@ -43,15 +43,6 @@ struct GemvHeads {
   int p0, head_dim, max_ctx;
 };
 
-// A launch whose activations are the RMSNorm of one residual row (k_gemv_ws at T = 1 with x32 set):
-// x = fp16((x32 · r) · gamma), r = 1 / sqrt(mean(x32²) + eps), which every block computes itself
-// (kernels/rmsnorm_math.cuh: the norm kernels' bits); GemvJob::x is then unused.
-struct GemvNorm {
-  const float* x32;    // [K] fp32, 16-byte aligned; null: the activations are GemvJob::x
-  const float* gamma;  // [K] fp32, 16-byte aligned
-  float eps;
-};
-
 struct GemvJob {
   GemvPart part[kGemvMaxParts];
   const uint16_t* x;  // [T, K] fp16, 16-byte aligned
@@ -63,7 +54,6 @@ struct GemvJob {
   // each 16-row tile v holds gate rows 8v .. 8v+7 then the up rows of the same outputs; N = gate's rows.
   int interleaved;
   GemvHeads heads;
-  GemvNorm norm;
 };
 
 // The part and first row of virtual tile v.

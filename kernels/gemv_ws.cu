@@ -27,7 +27,6 @@
 #include "kernels/gemv_ws_lane.cuh"
 #include "kernels/pdl_launch.h"
 #include "kernels/ptx.cuh"
-#include "kernels/rmsnorm_math.cuh"
 #include "quant/types.h"
 #include "util/error.h"
 
@@ -38,9 +37,8 @@ namespace {
 // K-tile kt of a lane's group (raw: its loads): the quad's scales exchanged by shuffles, the four
 // k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the same k from
 // xk = the group's activations of the lane's token (k 16s + 2tq (+1) and + 8: the natural B
-// fragment; zero for tokens g >= kT, whose results are never stored), in global memory or
-// (kSharedX: the activations a normed launch computed) in shared memory.
-template <class Lane, int kT, bool kSharedX = false>
+// fragment; zero for tokens g >= kT, whose results are never stored).
+template <class Lane, int kT>
 __device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, int t, int kt, int quad0, int g,
                                                   const uint16_t* xk, uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
   typename Lane::Decode dec;
@@ -54,65 +52,19 @@ __device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw,
   for (int s = 0; s < 4; ++s) {
     dec.step(s, a[s]);
     const uint16_t* xs = xk + 64 * kt + 16 * s;
-    if constexpr (kSharedX) {
-      b[s][0] = g < kT ? *reinterpret_cast<const uint32_t*>(xs) : 0u;
-      b[s][1] = g < kT ? *reinterpret_cast<const uint32_t*>(xs + 8) : 0u;
-    } else {
-      b[s][0] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs)) : 0u;
-      b[s][1] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8)) : 0u;
-    }
+    b[s][0] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs)) : 0u;
+    b[s][1] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8)) : 0u;
   }
-}
-
-// A normed launch's shared memory (job.norm, T = 1): the residual row (K floats), gamma (K floats)
-// and the fp16 activations (K halves), from byte 0 of the dynamic shared memory.
-inline constexpr int kGemvNormSmemPerK = 10;
-
-// Before pdl_wait: gamma's copies into the block's shared memory (constants: no kernel writes them).
-__device__ __forceinline__ void gemv_norm_fetch_gamma(const GemvJob& job, uint8_t* smem) {
-  const uint32_t gamma_u = smem_addr(smem) + 4u * static_cast<uint32_t>(job.K);
-  for (int i = static_cast<int>(threadIdx.x); i < job.K / kRmsnormVec; i += static_cast<int>(blockDim.x))
-    cp_async_16(gamma_u + 16u * i, job.norm.gamma + kRmsnormVec * i, 16u);
-  cp_async_commit();
-}
-// After pdl_wait: the residual row's copies, its r (warp 0, the norm kernels' order), and the fp16
-// activations fp16((x · r) · gamma) in shared memory, which it returns once every thread may read
-// them. Also waits for every earlier cp.async group of the thread (the tile constants').
-__device__ __forceinline__ const uint16_t* gemv_norm_activations(const GemvJob& job, uint8_t* smem, float& r_s) {
-  const int n4 = job.K / kRmsnormVec;
-  const float4* row_s = reinterpret_cast<const float4*>(smem);
-  const float4* gamma_s = reinterpret_cast<const float4*>(smem + 4 * job.K);
-  uint2* x_s = reinterpret_cast<uint2*>(smem + 8 * job.K);
-  const uint32_t row_u = smem_addr(smem);
-  for (int i = static_cast<int>(threadIdx.x); i < n4; i += static_cast<int>(blockDim.x))
-    cp_async_16(row_u + 16u * i, job.norm.x32 + kRmsnormVec * i, 16u);
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    const float r = row_rms_scale_warp(row_s, n4, job.K, job.norm.eps);
-    if (threadIdx.x == 0) r_s = r;
-  }
-  __syncthreads();
-  const float r = r_s;
-  for (int i = static_cast<int>(threadIdx.x); i < n4; i += static_cast<int>(blockDim.x))
-    x_s[i] = normed4(row_s[i], gamma_s[i], r);
-  __syncthreads();
-  return reinterpret_cast<const uint16_t*>(x_s);
 }
 
 // kChains: 1 = one MMA chain over the warp's k16 steps in order (with one warp: the generic
-// GEMM's order); 2 = even and odd steps on two accumulators, added at the end. kNormed (T = 1):
-// the activations are the RMSNorm of job.norm's row, computed by the block (gemv_norm_activations).
-template <int kType, int kT, int kChains, bool kNormed>
+// GEMM's order); 2 = even and odd steps on two accumulators, added at the end.
+template <int kType, int kT, int kChains>
 __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __grid_constant__ GemvJob job) {
-  static_assert(!kNormed || kT == 1, "a normed launch takes one token");
   using Lane = GemvWsLane<kType>;
   using L = typename Lane::L;
   __shared__ float4 partial[kGemvWsMaxWarps][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
-  __shared__ float norm_r;                             // kNormed: the row's r
-  extern __shared__ __align__(16) uint8_t norm_smem[];  // kNormed: kGemvNormSmemPerK · K bytes
   pdl_launch_dependents();
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
@@ -126,27 +78,24 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
 
   typename Lane::Raw raw{};
   if (warp < groups) raw = Lane::fetch(tile.pair_chunks + warp * kGroupBytes, tile.panel, t);
-  if constexpr (kNormed) gemv_norm_fetch_gamma(job, norm_smem);
   pdl_wait();  // X and Y belong to the kernels before this one
   gemv_fetch_tile_consts<kT>(job, at, consts);
-  const uint16_t* x = job.x;
-  if constexpr (kNormed) x = gemv_norm_activations(job, norm_smem, norm_r);
 
   // Tokens g >= kT are zero B columns whose results are never stored.
-  const uint16_t* const xg = x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
+  const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
   float acc[kChains][4] = {};
 #pragma unroll 1
   for (int gi = warp; gi < groups; gi += warps) {
     const typename Lane::Raw cur = raw;
     if (gi + warps < groups) {  // warp-uniform: the next group's loads in flight during this one
       raw = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
-      if (!kNormed && g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
+      if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
     }
     const uint16_t* const xk = xg + L::kGroupK * gi;
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane, kT, kNormed>(cur, t, kt, quad0, g, xk, a, b);
+      gemv_ws_fragments<Lane, kT>(cur, t, kt, quad0, g, xk, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
@@ -241,15 +190,14 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   }
 }
 
-// Named as ptxas's report demangles it: the type as its ggml id (12 = q4_K, 14 = q6_K). A normed
-// launch's shared memory as at the largest K it takes.
-template <int kType, int kT, int kChains, bool kNormed>
+// Named as ptxas's report demangles it: the type as its ggml id (12 = q4_K, 14 = q6_K).
+template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
-  static const std::string name = template_id("k_gemv_ws", kType, kT, kChains, kNormed);
-  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, kNormed ? kGemvNormSmemPerK * kGemvNormMaxK : 0);
+  static const std::string name = template_id("k_gemv_ws", kType, kT, kChains);
+  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, 0);
 }
-template <int kType, int kT, int kChains, bool kNormed>
-inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains, kNormed>();
+template <int kType, int kT, int kChains>
+inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
 
 template <int kType, int kT, int kStages>
 bool register_gemv_ws_chain_launch_info() {
@@ -285,21 +233,11 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
   // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
   // its register budget (ptxas: 16 bytes of spills at T = 7).
   if (kT > 1) {
-    (void)gemv_ws_launch_info_registered<kType, kT, 1, false>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1, false>, grid, block, 0, stream, job);
-  } else if (job.norm.x32 == nullptr) {
-    (void)gemv_ws_launch_info_registered<kType, 1, 2, false>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2, false>, grid, block, 0, stream, job);
+    (void)gemv_ws_launch_info_registered<kType, kT, 1>;
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, 0, stream, job);
   } else {
-    (void)gemv_ws_launch_info_registered<kType, 1, 2, true>;
-    static const bool attributes_set = [] {
-      CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws<kType, 1, 2, true>),
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, kGemvNormSmemPerK * kGemvNormMaxK));
-      return true;
-    }();
-    (void)attributes_set;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2, true>, grid, block,
-                                       static_cast<size_t>(kGemvNormSmemPerK) * job.K, stream, job);
+    (void)gemv_ws_launch_info_registered<kType, 1, 2>;
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2>, grid, block, 0, stream, job);
   }
   CUDA_CHECK_LAUNCH();
 }
@@ -432,33 +370,13 @@ std::string gemv_ws_group_heads_unsupported_reason(const std::vector<GemvWsHeadO
   return detail::gemv_heads_reason(rows, rotates, T, rope);
 }
 
-namespace {
-
-// The activations of a launch: x16, or (norm set, T = 1) the RMSNorm the kernel computes.
-struct Activations {
-  const uint16_t* x16;
-  const GemvNormedInput* norm;
-};
-// x16 as check_gemv_pointers sees it (a normed launch's row stands in: the norm's reason checked it).
-const uint16_t* checked_x(const Activations& in) {
-  return in.norm ? reinterpret_cast<const uint16_t*>(in.norm->x32) : in.x16;
-}
-void set_activations(dev::GemvJob& job, const Activations& in) {
-  if (in.norm) job.norm = dev::GemvNorm{in.norm->x32, in.norm->gamma, in.norm->eps};
-}
-void require_norm(const Activations& in, int64_t K, int warps, const char* fn) {
-  if (in.norm) require(gemv_ws_norm_unsupported_reason(*in.norm, K, warps), fn);
-}
-
-void group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope, const Activations& in,
-                 int64_t T, cudaStream_t stream, int warps, const char* fn) {
-  require(gemv_ws_group_heads_unsupported_reason(parts, T, rope, warps), fn);
-  require_norm(in, parts[0].w.cols, warps, fn);
-  dev::GemvJob job = new_job(in.x16, parts[0].w, parts.size());
-  set_activations(job, in);
+void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
+                         int64_t T, cudaStream_t stream, int warps) {
+  require(gemv_ws_group_heads_unsupported_reason(parts, T, rope, warps), "gemv_ws_group_heads");
+  dev::GemvJob job = new_job(x16, parts[0].w, parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     const GemvWsHeadOutput& p = parts[i];
-    detail::check_gemv_pointers(fn, checked_x(in), p.y, 4);  // pairs: 4-byte stores
+    detail::check_gemv_pointers("gemv_ws_group_heads", x16, p.y, 4);  // pairs: 4-byte stores
     const int heads = (p.rotate ? dev::kGemvHeadRotate : 0) | (p.kv_cache ? dev::kGemvHeadCache : 0);
     add_part(job, static_cast<int>(i), p.w, p.y, dev::kStoreF16, heads);
   }
@@ -467,57 +385,19 @@ void group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarge
   launch(w0.ggml_type, job, T, warps_for(warps, w0.ggml_type, T, w0.rows, w0.cols), stream);
 }
 
-void swiglu(const WsMatrixView& w, const Activations& in, int64_t T, uint16_t* a16, cudaStream_t stream, int warps,
-            const char* fn) {
-  if (!w.swiglu) fail(fn, ": the matrix is not an interleaved SwiGLU repack (gemm_ws_repack_swiglu)");
+void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream, int warps) {
+  if (!w.swiglu) fail("gemv_ws_swiglu: the matrix is not an interleaved SwiGLU repack (gemm_ws_repack_swiglu)");
   WsMatrixView plain = w;
   plain.swiglu = false;
   plain.rows = 2 * w.rows;  // the interleaved matrix's MMA rows
-  require(matrix_reason(plain, T), fn);
-  require(warps_reason(warps), fn);
-  require_norm(in, w.cols, warps, fn);
-  detail::check_gemv_pointers(fn, checked_x(in), a16, 2);
-  dev::GemvJob job = new_job(in.x16, w, 1);
-  set_activations(job, in);
+  require(matrix_reason(plain, T), "gemv_ws_swiglu");
+  require(warps_reason(warps), "gemv_ws_swiglu");
+  detail::check_gemv_pointers("gemv_ws_swiglu", x16, a16, 2);
+  dev::GemvJob job = new_job(x16, w, 1);
   job.interleaved = 1;
   add_part(job, 0, plain, a16, dev::kStoreF16, 0);
   job.part[0].N = static_cast<int>(w.rows);  // gate's rows: the outputs per token (the tiles: both matrices')
   launch(w.ggml_type, job, T, warps_for(warps, w.ggml_type, T, plain.rows, w.cols), stream);
-}
-
-}  // namespace
-
-void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope, const uint16_t* x16,
-                         int64_t T, cudaStream_t stream, int warps) {
-  group_heads(parts, rope, {x16, nullptr}, T, stream, warps, "gemv_ws_group_heads");
-}
-
-void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream, int warps) {
-  swiglu(w, {x16, nullptr}, T, a16, stream, warps, "gemv_ws_swiglu");
-}
-
-std::string gemv_ws_norm_unsupported_reason(const GemvNormedInput& in, int64_t K, int warps) {
-  if (in.x32 == nullptr || in.gamma == nullptr) return "normed activations: null row or gamma";
-  if (reinterpret_cast<uintptr_t>(in.x32) % 16 != 0 || reinterpret_cast<uintptr_t>(in.gamma) % 16 != 0)
-    return "normed activations: row or gamma not 16-byte aligned";
-  if (K < 1 || K > kGemvNormMaxK)
-    return "normed activations: K = " + std::to_string(K) + " outside 1.." + std::to_string(kGemvNormMaxK);
-  if (std::string why = warps_reason(warps); !why.empty()) return why;
-  const int runs = warps == 0 ? gemv_ws_warps(0, 1, K) : warps;  // the pick: from K alone, here
-  if (runs == kGemvWsGenericOrder || runs == kGemvWsChainShallow)
-    return "normed activations: the split kernel only (" +
-           std::string(warps == 0 ? "the pick for K = " + std::to_string(K) + " is" : "not") + " the chain kernel)";
-  return {};
-}
-
-void gemv_ws_group_heads_normed(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope,
-                                const GemvNormedInput& in, cudaStream_t stream, int warps) {
-  group_heads(parts, rope, {nullptr, &in}, 1, stream, warps, "gemv_ws_group_heads_normed");
-}
-
-void gemv_ws_swiglu_normed(const WsMatrixView& w, const GemvNormedInput& in, uint16_t* a16, cudaStream_t stream,
-                           int warps) {
-  swiglu(w, {nullptr, &in}, 1, a16, stream, warps, "gemv_ws_swiglu_normed");
 }
 
 }  // namespace pfx::kernels

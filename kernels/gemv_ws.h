@@ -70,23 +70,4 @@ void gemv_ws_group_heads(const std::vector<GemvWsHeadOutput>& parts, const GemvR
 void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint16_t* a16, cudaStream_t stream,
                     int warps = 0);
 
-// A decode step's activations as the RMSNorm of one residual row, which the mat-vec computes
-// itself instead of reading x16: x = fp16((x32 · r) · gamma), r = 1 / sqrt(mean(x32²) + eps), the
-// bits kernels::rmsnorm_f32_to_f16_fast writes (the same arithmetic, kernels/rmsnorm_math.cuh), one
-// launch and one round trip through memory fewer. Every block computes r over the whole row (its
-// warp 0 in the norm kernels' order) while its first weights are in flight. T = 1, warps != 1.
-struct GemvNormedInput {
-  const float* x32;    // [K] fp32, 16-byte aligned
-  const float* gamma;  // [K] fp32, 16-byte aligned
-  float eps;
-};
-inline constexpr int kGemvNormMaxK = 8192;  // its shared memory: 10 bytes per k
-// Empty when a launch of K columns with `warps` can take `in`; otherwise why not.
-std::string gemv_ws_norm_unsupported_reason(const GemvNormedInput& in, int64_t K, int warps = 0);
-// gemv_ws_group_heads and gemv_ws_swiglu at T = 1 on normed activations.
-void gemv_ws_group_heads_normed(const std::vector<GemvWsHeadOutput>& parts, const GemvRopeTarget& rope,
-                                const GemvNormedInput& in, cudaStream_t stream, int warps = 0);
-void gemv_ws_swiglu_normed(const WsMatrixView& w, const GemvNormedInput& in, uint16_t* a16, cudaStream_t stream,
-                           int warps = 0);
-
 }  // namespace pfx::kernels

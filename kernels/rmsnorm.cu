@@ -6,11 +6,9 @@
 //   k_rmsnorm_row:     one block per row for few rows (decode): the block loads the row into
 //                      shared memory in one round of loads, warp 0 sums it; D % 4 == 0.
 // All three sum the squares in one order: lane l takes elements 4(l + 32j) .. 4(l + 32j) + 3, in that
-// order, for j = 0, 1, ..., then a fixed shuffle tree adds the lanes. So for D % 4 == 0 they
+// order, for j = 0, 1, ..., then a fixed shuffle tree adds the lanes. So for D % 4 == 0 the two
 // are bit for bit equal: the parity check (fast vs generic) sees no reduction-order noise, which an
 // fp16 rounding of the normed activations would otherwise turn into 1-ulp flips at every layer.
-// The arithmetic lives in kernels/rmsnorm_math.cuh, which the decode mat-vec that normalizes its
-// own activations (kernels/gemv_ws.h, GemvNormedInput) uses too.
 #include "kernels/common.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
@@ -18,7 +16,6 @@
 #include "kernels/launch_info.h"
 #include "kernels/pdl_launch.h"
 #include "kernels/plant_spin.cuh"
-#include "kernels/rmsnorm_math.cuh"
 
 namespace pfx::kernels {
 
@@ -27,7 +24,7 @@ struct RmsnormWarpCfg {
   // block a pp512 pass ran its 512 rows on 64 of the H200's 132 SMs).
   static constexpr int kRowsPerBlock = 2;
   static constexpr int kThreads = kRowsPerBlock * sm90::kWarpSize;
-  static constexpr int kVec = dev::kRmsnormVec;  // floats per load, and per lane step of the summation order
+  static constexpr int kVec = 4;  // floats per load, and per lane step of the summation order
   static constexpr int kLoadsInFlight = 8;  // float4 loads a lane issues before using them (32 registers)
   static constexpr int kResidentPerLane = 32;  // float4 per lane a row of D <= 4096 keeps in registers
   static_assert(kThreads <= sm90::kMaxThreadsPerBlock, "rmsnorm_warp: block too large");
@@ -49,9 +46,25 @@ struct RmsnormRowCfg {
   static constexpr int kMaxD = 8192;
 };
 
-using dev::add_squares;
-using dev::normed4;
-using dev::rms_scale;
+namespace {
+__device__ __forceinline__ float rms_scale(float sum_sq, int D, float eps) {
+  return 1.0f / sqrtf(sum_sq / static_cast<float>(D) + eps);  // IEEE div and sqrt (no fast-math)
+}
+// ss + x² + y² + z² + w², added in that order (the summation order both kernels share).
+__device__ __forceinline__ float add_squares(float ss, float4 v) {
+  ss = fmaf(v.x, v.x, ss);
+  ss = fmaf(v.y, v.y, ss);
+  ss = fmaf(v.z, v.z, ss);
+  return fmaf(v.w, v.w, ss);
+}
+// Four outputs fp16((x * r) * w), packed as the row's next 8 bytes.
+__device__ __forceinline__ uint2 normed4(float4 v, float4 g, float r) {
+  uint2 o;
+  o.x = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.x, r), g.x), __fmul_rn(__fmul_rn(v.y, r), g.y));
+  o.y = dev::pack_half2_rn(__fmul_rn(__fmul_rn(v.z, r), g.z), __fmul_rn(__fmul_rn(v.w, r), g.w));
+  return o;
+}
+}  // namespace
 
 __global__ void __launch_bounds__(RmsnormGenericCfg::kThreads)
     k_rmsnorm_generic(const float* __restrict__ x, const float* __restrict__ w, uint16_t* __restrict__ out, int T,
@@ -155,7 +168,9 @@ __global__ void __launch_bounds__(RmsnormRowCfg::kThreads)
   for (int i = static_cast<int>(threadIdx.x); i < n4; i += RmsnormRowCfg::kThreads) row_s[i] = row[i];
   __syncthreads();
   if (threadIdx.x < 32) {  // lane l adds float4 l, l + 32, ... in order: k_rmsnorm_warp's sum
-    const float r = dev::row_rms_scale_warp(row_s, n4, D, eps);
+    float ss = 0.0f;
+    for (int i = static_cast<int>(threadIdx.x); i < n4; i += 32) ss = add_squares(ss, row_s[i]);
+    const float r = rms_scale(dev::warp_sum(ss), D, eps);
     if (threadIdx.x == 0) r_s = r;
   }
   __syncthreads();

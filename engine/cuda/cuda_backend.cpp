@@ -308,26 +308,21 @@ struct CudaBackend::Impl {
 
     for (size_t l = 0; l < layers.size(); ++l) {
       LayerDev& L = layers[l];
+      {
+        NvtxRange r(L.prefix + "attn_norm", norm_flops);
+        rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
+      }
       kernels::QkvOutput out{q16.as<uint16_t>(), k_cache.as<uint16_t>() + l * layer_kv,
                              v_cache.as<uint16_t>() + l * layer_kv};
       const std::vector<GemmDispatch::HeadOutput> heads = {{"attn_q", &L.wq, out.q16, true, false},
                                                            {"attn_k", &L.wk, out.k_cache, true, true},
                                                            {"attn_v", &L.wv, out.v_cache, false, true}};
-      const kernels::GemvRopeTarget decode_rope{rope_cos_sin.as<float>(), hd, p0, p0_dev, static_cast<int>(max_ctx)};
-      // A decode step's mat-vecs compute the norm before them themselves where they can (same bits,
-      // one launch fewer: GemmDispatch::NormedInput); else the norm kernel writes h16 first.
-      const GemmDispatch::NormedInput attn_in{"attn_norm", {x32.as<float>(), L.attn_norm.as<float>(), cfg.rms_eps}};
-      bool stored = heads_in_gemv && gemm.run_heads_decode(L.prefix, heads, decode_rope, nullptr, T, &attn_in);
-      if (!stored) {
-        {
-          NvtxRange r(L.prefix + "attn_norm", norm_flops);
-          rmsnorm(x32.as<float>(), L.attn_norm, h16.as<uint16_t>(), T);
-        }
-        stored = (heads_in_epilogue && gemm.run_heads(L.prefix, heads,
-                                                      {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)},
-                                                      h16.as<uint16_t>(), T)) ||
-                 (heads_in_gemv && gemm.run_heads_decode(L.prefix, heads, decode_rope, h16.as<uint16_t>(), T));
-      }
+      const bool stored =
+          (heads_in_epilogue && gemm.run_heads(L.prefix, heads, {rope_cos_sin.as<float>(), hd, p0, static_cast<int>(max_ctx)},
+                                               h16.as<uint16_t>(), T)) ||
+          (heads_in_gemv && gemm.run_heads_decode(L.prefix, heads,
+                                                  {rope_cos_sin.as<float>(), hd, p0, p0_dev, static_cast<int>(max_ctx)},
+                                                  h16.as<uint16_t>(), T));
       if (!stored) project_qkv(L, out, s, T);
       {
         NvtxRange r(L.prefix + "attn", attn_flops);
@@ -345,18 +340,15 @@ struct CudaBackend::Impl {
         }
       }
       gemm.run(L.prefix + "attn_output", L.wo, o16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
-      const GemmDispatch::NormedInput ffn_in{"ffn_norm", {x32.as<float>(), L.ffn_norm.as<float>(), cfg.rms_eps}};
-      if (!(T == 1 && gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, nullptr, T, a16.as<uint16_t>(), &ffn_in))) {
-        {
-          NvtxRange r(L.prefix + "ffn_norm", norm_flops);
-          rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
-        }
-        if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
-          gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
-          gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
-          NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);
-          kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
-        }
+      {
+        NvtxRange r(L.prefix + "ffn_norm", norm_flops);
+        rmsnorm(x32.as<float>(), L.ffn_norm, h16.as<uint16_t>(), T);
+      }
+      if (!gemm.run_swiglu(L.prefix + "ffn_gate+ffn_up", L.gate, L.up, h16.as<uint16_t>(), T, a16.as<uint16_t>())) {
+        gemm.run(L.prefix + "ffn_gate", L.gate, h16.as<uint16_t>(), T, g32.as(), Epilogue::StoreF32);
+        gemm.run(L.prefix + "ffn_up", L.up, h16.as<uint16_t>(), T, u32.as(), Epilogue::StoreF32);
+        NvtxRange r(L.prefix + "ffn_act", 5ull * T * F);
+        kernels::silu_mul_f32_to_f16(g32.as<float>(), u32.as<float>(), a16.as<uint16_t>(), int64_t(T) * F, stream);
       }
       gemm.run(L.prefix + "ffn_down", L.down, a16.as<uint16_t>(), T, x32.as(), Epilogue::AccumulateF32);
       if (owner.dumping_residual()) dump_residual(static_cast<int64_t>(l), p0, T);

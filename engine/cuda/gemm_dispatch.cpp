@@ -39,9 +39,6 @@ kernels::QuantMatrixView view(const DeviceMatrix& w) {
          "yet a kernel on the blocks was asked for");
   return {w.buffer.as(), w.ggml_type, w.rows, w.cols};
 }
-
-// An RMSNorm's FLOPs over one row of K, as the engine's norm ranges count them (4 per element).
-uint64_t norm_flops(int64_t K) { return 4ull * static_cast<uint64_t>(K); }
 }  // namespace
 
 void GemmDispatch::prepare(const std::vector<const DeviceMatrix*>& matrices,
@@ -352,8 +349,7 @@ bool GemmDispatch::run_heads(const std::string& prefix, const std::vector<HeadOu
 }
 
 bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector<HeadOutput>& outputs,
-                                    const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T,
-                                    const NormedInput* norm) {
+                                    const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T) {
   if (!fast_ || T != 1 || outputs.empty()) return false;
   // Groups as run_group forms them (in order: the first group of the output's type and K with
   // room); every one planned before the first launch: all or nothing.
@@ -375,10 +371,8 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
       if (const auto ws = decode_repack(*o->w)) ws_parts[i].push_back({*ws, o->y, o->rotate, o->kv_cache});
     if (ws_parts[i].size() == groups[i].size()) {
       if (!kernels::gemv_ws_group_heads_unsupported_reason(ws_parts[i], T, rope).empty()) return false;
-      if (norm && !kernels::gemv_ws_norm_unsupported_reason(norm->in, groups[i].front()->w->cols).empty()) return false;
       continue;
     }
-    if (norm) return false;  // the raw-block kernels read x16
     ws_parts[i].clear();
     for (const HeadOutput* o : groups[i]) parts[i].push_back({view(*o->w), o->y, o->rotate, o->kv_cache});
     if (!kernels::gemv_fast_group_heads_unsupported_reason(parts[i], T, rope).empty()) return false;
@@ -389,11 +383,6 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
     for (const HeadOutput* o : groups[i]) {
       roles += o->role + "+";
       flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols + (o->rotate ? 6ull * T * o->w->rows : 0);
-    }
-    if (norm) {
-      NvtxRange r(prefix + norm->role + "+" + roles + "rope", flops + norm_flops(groups[i].front()->w->cols));
-      kernels::gemv_ws_group_heads_normed(ws_parts[i], rope, norm->in, stream_);
-      continue;
     }
     NvtxRange r(prefix + roles + "rope", flops);
     if (!ws_parts[i].empty()) kernels::gemv_ws_group_heads(ws_parts[i], rope, x16, T, stream_);
@@ -477,18 +466,9 @@ void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output
 }
 
 bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up,
-                              const uint16_t* x16, int T, uint16_t* a16, const NormedInput* norm) {
+                              const uint16_t* x16, int T, uint16_t* a16) {
   if (!fast_) return false;
   const uint64_t flops = 4ull * static_cast<uint64_t>(T) * gate.rows * gate.cols;
-  if (norm) {  // T = 1 on the interleaved repack, the norm in the launch
-    const auto ws = decode_repack_swiglu(gate, up);
-    if (T != 1 || !ws || !kernels::gemv_ws_norm_unsupported_reason(norm->in, gate.cols).empty()) return false;
-    const size_t dot = range.rfind('.');  // "blk.3.ffn_gate+ffn_up" → "blk.3.ffn_norm+ffn_gate+ffn_up"
-    const size_t at = dot == std::string::npos ? 0 : dot + 1;
-    NvtxRange r(range.substr(0, at) + norm->role + "+" + range.substr(at), flops + norm_flops(gate.cols));
-    kernels::gemv_ws_swiglu_normed(*ws, norm->in, a16, stream_);
-    return true;
-  }
   if (T <= kernels::kGemvMaxT) {  // decode: one launch on the interleaved repack, or where gemv_fast_swiglu takes the pair
     if (const auto ws = decode_repack_swiglu(gate, up)) {
       NvtxRange r(range, flops);

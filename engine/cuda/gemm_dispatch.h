@@ -31,7 +31,6 @@
 #include "kernels/cublas_gemm.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/gemm_ws.h"
-#include "kernels/gemv_ws.h"
 
 struct cublasContext;
 
@@ -109,26 +108,14 @@ class GemmDispatch {
   // forms them, in ranges named the same way; the position may come from device memory (a
   // graph-captured step). Same bits as run_group followed by kernels::rope_store_qkv_fused.
   // Returns false, having launched nothing, where any output cannot take it.
-  // With `norm` (its role, e.g. "attn_norm", and the residual row with its gamma) the activations
-  // are that row's RMSNorm, which the mat-vec computes itself (kernels::gemv_ws_group_heads_normed:
-  // the bits of the norm kernel followed by the call with x16, one launch fewer; x16 unused), in a
-  // range named with the norm's role first ("blk.3.attn_norm+attn_q+attn_k+attn_v+rope"); it
-  // returns false where any launch would not be on the repack or cannot take the norm.
-  struct NormedInput {
-    std::string role;
-    kernels::GemvNormedInput in;
-  };
   bool run_heads_decode(const std::string& prefix, const std::vector<HeadOutput>& outputs,
-                        const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T,
-                        const NormedInput* norm = nullptr);
+                        const kernels::GemvRopeTarget& rope, const uint16_t* x16, int T);
   // a16 = fp16(silu(X·Wgᵀ) ⊙ (X·Wuᵀ)) in one kernel: fused variant, prefill, on the gate/up pair
   // that prepare() interleaved under `gate`; fast path, decode step (T = 1): gemv_fast_swiglu on
   // the raw blocks (same bits as gate, up and silu_mul one after the other). Returns false (nothing
-  // launched) where neither applies; the caller then runs the unfused sequence. With `norm` (T = 1,
-  // as run_heads_decode's): on the interleaved repack only, the range named "<norm role>+<range>"
-  // with range's prefix kept ("blk.3.ffn_norm+ffn_gate+ffn_up").
+  // launched) where neither applies; the caller then runs the unfused sequence.
   bool run_swiglu(const std::string& range, const DeviceMatrix& gate, const DeviceMatrix& up, const uint16_t* x16,
-                  int T, uint16_t* a16, const NormedInput* norm = nullptr);
+                  int T, uint16_t* a16);
   void note_fallback(const std::string& reason);
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   cublasContext* cublas() const { return handle_; }

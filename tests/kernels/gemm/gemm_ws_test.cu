@@ -879,72 +879,6 @@ TEST(GemvWs, GroupsHeadsAndSwigluEqualOneMatrixAtATimeBitwise) {
   EXPECT_NE(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 1, 3), "");
 }
 
-// Normed activations (GemvNormedInput): the heads and SwiGLU launches that normalize a residual
-// row themselves give the bits of rmsnorm_f32_to_f16_fast followed by the launch on its fp16 output.
-// K from two k-groups (two warps) to kGemvNormMaxK (its 80 KB of shared memory), every split warp count.
-void check_gemv_ws_normed(uint32_t type, int64_t K, int warps, Stream& stream, std::mt19937_64& rng) {
-  const std::string at = std::string(type_name(type)) + " normed K=" + std::to_string(K) + " warps " + std::to_string(warps);
-  std::vector<float> row(static_cast<size_t>(K)), gamma(static_cast<size_t>(K));
-  std::normal_distribution<float> nd(0.0f, 2.0f);
-  std::uniform_real_distribution<float> gd(0.25f, 2.0f);
-  for (float& x : row) x = nd(rng);
-  for (float& g : gamma) g = gd(rng);
-  DeviceBuffer<float> x32(row), g32(gamma);
-  const GemvNormedInput in{x32.get(), g32.get(), 1e-5f};
-  DeviceBuffer<uint16_t> h16(static_cast<size_t>(K));
-  h16.poison();
-  rmsnorm_f32_to_f16_fast(x32.get(), g32.get(), h16.get(), 1, static_cast<int>(K), in.eps, stream.get());
-  // Heads: Q, K, V of 4 / 2 / 2 heads of 64 at position 9.
-  const HeadShape hs{4, 2, 64};
-  const int64_t qrows = int64_t{hs.H} * hs.hd, kvrows = int64_t{hs.Hkv} * hs.hd;
-  const Weights wq = make_weights(type, qrows, K, 1500 + type, false, stream),
-                wk = make_weights(type, kvrows, K, 1501 + type, false, stream),
-                wv = make_weights(type, kvrows, K, 1502 + type, false, stream);
-  constexpr int kMaxCtx = 16, kP0 = 9;
-  QkvShape s;
-  s.T = 1, s.H = hs.H, s.Hkv = hs.Hkv, s.hd = hs.hd, s.p0 = kP0, s.max_ctx = kMaxCtx;
-  DeviceBuffer<float> table(static_cast<size_t>(hs.hd));
-  rope_table(s, table.get(), stream.get());
-  const GemvRopeTarget rope{table.get(), hs.hd, kP0, nullptr, kMaxCtx};
-  const std::vector<uint16_t> old_k = random_activations(kvrows * kMaxCtx, rng), old_v = random_activations(kvrows * kMaxCtx, rng);
-  DeviceBuffer<uint16_t> want_q(static_cast<size_t>(qrows)), want_k(old_k), want_v(old_v);
-  DeviceBuffer<uint16_t> q16(static_cast<size_t>(qrows)), kc(old_k), vc(old_v);
-  want_q.poison(), q16.poison();
-  gemv_ws_group_heads({{wq.view(), want_q.get(), true, false}, {wk.view(), want_k.get(), true, true}, {wv.view(), want_v.get(), false, true}},
-                      rope, h16.get(), 1, stream.get(), warps);
-  gemv_ws_group_heads_normed({{wq.view(), q16.get(), true, false}, {wk.view(), kc.get(), true, true}, {wv.view(), vc.get(), false, true}},
-                             rope, in, stream.get(), warps);
-  EXPECT_TRUE(compare_bits(at + " heads q16", q16.download(), want_q.download()));
-  EXPECT_TRUE(compare_bits(at + " heads k cache", kc.download(), want_k.download()));
-  EXPECT_TRUE(compare_bits(at + " heads v cache", vc.download(), want_v.download()));
-  // SwiGLU on the interleaved repack.
-  const Weights sw = make_weights(type, qrows, K, 1600 + type, true, stream);
-  DeviceBuffer<uint16_t> a_want(static_cast<size_t>(qrows)), a(static_cast<size_t>(qrows));
-  a_want.poison(), a.poison();
-  gemv_ws_swiglu(sw.view(), h16.get(), 1, a_want.get(), stream.get(), warps);
-  gemv_ws_swiglu_normed(sw.view(), in, a.get(), stream.get(), warps);
-  EXPECT_TRUE(compare_bits(at + " swiglu", a.download(), a_want.download()));
-}
-
-TEST(GemvWs, NormedActivationsEqualNormThenMatVecBitwise) {
-  PFX_REQUIRE_GPU();
-  Stream stream;
-  std::mt19937_64 rng(54);
-  for (uint32_t type : {kQ4K, kQ6K}) {
-    for (const int warps : {0, 2, 4, 8, 16}) check_gemv_ws_normed(type, 4096, warps, stream, rng);
-    check_gemv_ws_normed(type, 512, 0, stream, rng);
-    check_gemv_ws_normed(type, kGemvNormMaxK, 0, stream, rng);
-  }
-  // What a normed launch refuses: no row, a misaligned gamma, K past its shared memory, the chain kernel.
-  alignas(16) static float buf[8];
-  EXPECT_NE(gemv_ws_norm_unsupported_reason({nullptr, buf, 1e-5f}, 4096), "");
-  EXPECT_NE(gemv_ws_norm_unsupported_reason({buf, buf + 1, 1e-5f}, 4096), "");
-  EXPECT_NE(gemv_ws_norm_unsupported_reason({buf, buf, 1e-5f}, kGemvNormMaxK + 256), "");
-  EXPECT_NE(gemv_ws_norm_unsupported_reason({buf, buf, 1e-5f}, 4096, kGemvWsGenericOrder), "");
-  EXPECT_NE(gemv_ws_norm_unsupported_reason({buf, buf, 1e-5f}, 256), "");  // one k-group: the pick is the chain
-  EXPECT_EQ(gemv_ws_norm_unsupported_reason({buf, buf, 1e-5f}, 4096, 8), "");
-}
-
 // One small case of each launch for compute-sanitizer (memcheck, racecheck).
 TEST(GemvWs, SmallCaseForSanitizers) {
   PFX_REQUIRE_GPU();
@@ -952,7 +886,6 @@ TEST(GemvWs, SmallCaseForSanitizers) {
   std::mt19937_64 rng(53);
   check_gemv_ws_parts(kQ4K, 1, 4, 5, stream, rng);
   check_gemv_ws_parts(kQ6K, 2, 0, 0, stream, rng);
-  check_gemv_ws_normed(kQ4K, 1024, 4, stream, rng);
 }
 
 }  // namespace
