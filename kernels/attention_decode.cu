@@ -81,22 +81,6 @@ __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
 __device__ __forceinline__ float round_fp16(float x) { return __half2float(__float2half_rn(x)); }
 }  // namespace
 
-// The merge of a query row's n_splits partials p ([n_splits][HD + 2]) for output dim d: a = the
-// rescaled sum of the splits' accumulators, L = of their sums (the caller writes fp16(a / L)). Read
-// through L2 (ld.global.cg): the last split block merges partials other blocks wrote during its kernel.
-template <int HD>
-__device__ __forceinline__ void merge_splits(const float* p, int n_splits, int d, float& a, float& L) {
-  using Cfg = DecodeCfg<HD>;
-  float M = -INFINITY;
-  for (int s = 0; s < n_splits; ++s) M = fmaxf(M, __ldcg(p + s * Cfg::kPartFloats + HD));  // split 0 holds key 0: finite
-  L = 0.0f, a = 0.0f;
-  for (int s = 0; s < n_splits; ++s) {
-    const float w = exp2f(__ldcg(p + s * Cfg::kPartFloats + HD) - M);
-    L += __ldcg(p + s * Cfg::kPartFloats + HD + 1) * w;
-    a += __ldcg(p + s * Cfg::kPartFloats + d) * w;
-  }
-}
-
 // The first position of the launch: the device int when given, else the by-value p0.
 __device__ __forceinline__ int decode_p0(int p0, const int* __restrict__ p0_dev) { return p0_dev ? *p0_dev : p0; }
 // A device position whose context does not fit the cache (the host checks by-value ones).
@@ -105,28 +89,20 @@ __device__ __forceinline__ bool decode_context_invalid(int p0, int T, int max_ct
 }
 
 // grid (>= n_splits, H, T); block 128. part: [T][H][n_splits][HD + 2] fp32, n_splits of the live
-// context (decode_split_plan); blocks with split >= n_splits exit at once. With counters (T·H ints,
-// zero; AttentionArgs::split_counters) the last split block of each row to arrive merges the row
-// into o16 and zeroes its counter; without, k_attn_decode_combine does.
+// context (decode_split_plan); blocks with split >= n_splits exit at once.
 template <int HD>
 __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
     k_attn_decode_split(const uint16_t* __restrict__ q16, const uint16_t* __restrict__ k_cache,
                         const uint16_t* __restrict__ v_cache, float* __restrict__ part, int H, int Hkv, int p0_arg,
-                        const int* __restrict__ p0_dev, int max_ctx, int target_blocks, float scale_log2,
-                        int* __restrict__ counters, uint16_t* __restrict__ o16) {
+                        const int* __restrict__ p0_dev, int max_ctx, int target_blocks, float scale_log2) {
   using Cfg = DecodeCfg<HD>;
   __shared__ float s_m[Cfg::kGroups], s_l[Cfg::kGroups];
   __shared__ float s_acc[Cfg::kGroups][HD];
-  __shared__ int s_last;
   const int split = blockIdx.x, h = blockIdx.y, t = blockIdx.z;
-  dev::pdl_launch_dependents();  // the combine (or attn_output's GEMV) may be resident, waiting, before the splits end
+  dev::pdl_launch_dependents();  // the combine may be resident, waiting, before the splits end
   dev::pdl_wait();               // q and the caches belong to the kernels before this one
   const int p0 = decode_p0(p0_arg, p0_dev), T = static_cast<int>(gridDim.z);
-  if (decode_context_invalid(p0, T, max_ctx)) {  // visible, never an out-of-bounds read
-    if (counters && split == 0 && threadIdx.x < HD)  // (else the combine writes the NaN)
-      o16[(static_cast<int64_t>(t) * H + h) * HD + threadIdx.x] = dev::f2h_bits(__int_as_float(0x7fc00000));
-    return;
-  }
+  if (decode_context_invalid(p0, T, max_ctx)) return;  // the combine writes NaN
   const DecodeSplitPlan plan = decode_split_plan<HD>(T * H, p0 + T, target_blocks);
   if (split >= plan.n_splits) return;  // block-uniform: past the live context's splits
   const int n_splits = plan.n_splits, keys_per_split = plan.keys_per_split;
@@ -214,44 +190,25 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kThreads)
   float M = -INFINITY;
 #pragma unroll
   for (int i = 0; i < Cfg::kGroups; ++i) M = fmaxf(M, s_m[i]);
-  float* row_part = part + (static_cast<int64_t>(t) * H + h) * n_splits * Cfg::kPartFloats;
-  float* out = row_part + split * Cfg::kPartFloats;
+  float* out = part + ((static_cast<int64_t>(t) * H + h) * n_splits + split) * Cfg::kPartFloats;
   const int d = threadIdx.x;
   if (M == -INFINITY) {  // this split lies past the row's causal end: an empty partial
     if (d < HD) out[d] = 0.0f;
     if (d == 0) out[HD] = -INFINITY, out[HD + 1] = 0.0f;
-  } else {
-    if (d < HD) {
-      float a = 0.0f;
-#pragma unroll
-      for (int i = 0; i < Cfg::kGroups; ++i) a += s_acc[i][d] * exp2f(s_m[i] - M);
-      out[d] = a;
-    }
-    if (d == 0) {
-      float L = 0.0f;
-#pragma unroll
-      for (int i = 0; i < Cfg::kGroups; ++i) L += s_l[i] * exp2f(s_m[i] - M);
-      out[HD] = M;
-      out[HD + 1] = L;
-    }
+    return;
   }
-  if (counters == nullptr) return;
-  // The row's last split block to arrive merges it (threadFenceReduction's pattern: every writer
-  // fences its partial before the arrival is counted; the last block fences before it reads).
-  __threadfence();
-  __syncthreads();
-  int* counter = counters + static_cast<int64_t>(t) * H + h;
-  if (d == 0) {
-    s_last = atomicAdd(counter, 1) == n_splits - 1;
-    if (s_last) *counter = 0;  // every split has arrived: zero for the next call
-  }
-  __syncthreads();
-  if (!s_last) return;
-  __threadfence();
   if (d < HD) {
-    float a, L;
-    merge_splits<HD>(row_part, n_splits, d, a, L);
-    o16[(static_cast<int64_t>(t) * H + h) * HD + d] = dev::f2h_bits(__fdiv_rn(a, L));
+    float a = 0.0f;
+#pragma unroll
+    for (int i = 0; i < Cfg::kGroups; ++i) a += s_acc[i][d] * exp2f(s_m[i] - M);
+    out[d] = a;
+  }
+  if (d == 0) {
+    float L = 0.0f;
+#pragma unroll
+    for (int i = 0; i < Cfg::kGroups; ++i) L += s_l[i] * exp2f(s_m[i] - M);
+    out[HD] = M;
+    out[HD + 1] = L;
   }
 }
 
@@ -270,15 +227,22 @@ __global__ void __launch_bounds__(DecodeCfg<HD>::kCombineThreads)
     return;
   }
   const int n_splits = decode_split_plan<HD>(T * H, p0 + T, target_blocks).n_splits;
-  float a, L;
-  merge_splits<HD>(part + (static_cast<int64_t>(t) * H + h) * n_splits * Cfg::kPartFloats, n_splits, d, a, L);
+  const float* p = part + (static_cast<int64_t>(t) * H + h) * n_splits * Cfg::kPartFloats;
+  float M = -INFINITY;
+  for (int s = 0; s < n_splits; ++s) M = fmaxf(M, p[s * Cfg::kPartFloats + HD]);  // split 0 holds key 0: finite
+  float L = 0.0f, a = 0.0f;
+  for (int s = 0; s < n_splits; ++s) {
+    const float w = exp2f(p[s * Cfg::kPartFloats + HD] - M);
+    L += p[s * Cfg::kPartFloats + HD + 1] * w;
+    a += p[s * Cfg::kPartFloats + d] * w;
+  }
   o16[(static_cast<int64_t>(t) * H + h) * HD + d] = dev::f2h_bits(__fdiv_rn(a, L));
 }
 
 template __global__ void k_attn_decode_split<64>(const uint16_t*, const uint16_t*, const uint16_t*, float*, int, int,
-                                                 int, const int*, int, int, float, int*, uint16_t*);
+                                                 int, const int*, int, int, float);
 template __global__ void k_attn_decode_split<128>(const uint16_t*, const uint16_t*, const uint16_t*, float*, int, int,
-                                                  int, const int*, int, int, float, int*, uint16_t*);
+                                                  int, const int*, int, int, float);
 template __global__ void k_attn_decode_combine<64>(const float*, uint16_t*, int, int, const int*, int, int);
 template __global__ void k_attn_decode_combine<128>(const float*, uint16_t*, int, int, const int*, int, int);
 PFX_KERNEL_LAUNCH_INFO("k_attn_decode_split<64>", DecodeCfg<64>::kThreads, 0);
@@ -308,9 +272,8 @@ void launch_decode(const AttentionArgs& a, float* part, cudaStream_t stream) {
   // pdl_wait, when the kernel before ends, instead of being launched then.
   detail::launch_pdl(k_attn_decode_split<HD>, dim3(grid_splits, a.H, a.T), dim3(Cfg::kThreads), 0, stream, a.q16,
                      a.k_cache, a.v_cache, part, a.H, a.Hkv, a.p0, a.p0_dev, a.max_ctx, target_blocks,
-                     detail::attention_score_scale(HD), a.split_counters, a.o16);
+                     detail::attention_score_scale(HD));
   CUDA_CHECK_LAUNCH();
-  if (a.split_counters) return;  // the splits merged themselves
   detail::launch_pdl(k_attn_decode_combine<HD>, dim3(a.H, a.T), dim3(Cfg::kCombineThreads), 0, stream,
                      static_cast<const float*>(part), a.o16, a.H, a.p0, a.p0_dev, a.max_ctx, target_blocks);
   CUDA_CHECK_LAUNCH();

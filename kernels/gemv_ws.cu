@@ -190,88 +190,6 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   }
 }
 
-// The split kernel's arithmetic (T = 1: warp w of the block sums groups w, w + W, ... on two MMA
-// chains, even and odd k16 steps; the partials added in warp order: k_gemv_ws's bits at the same
-// W), its weights streamed instead through a kStages-deep ring of lane-private cp.async stages per
-// warp (GemvWsStage, as the chain kernel) rather than a register copy of the next group: ~60
-// registers instead of 128, so more warps per SM hide the decode's latency chain.
-// Its stages per warp and the 8-warp blocks per SM its registers are sized for: q4_K 3 deep in 64
-// registers; q6_K's larger records 2 deep in 80 (at 64 ptxas spilled 28 bytes; 3 stages of 8 warps
-// would fill 89 KB of shared memory per block).
-template <int kType>
-struct GemvWsStagedCfg {
-  static constexpr int kStages = kType == kWsQ4K ? 3 : 2;
-  static constexpr int kMinBlocks = kType == kWsQ4K ? 4 : 3;
-};
-
-template <int kType, int kStages, int kMinBlocks>
-__global__ void __launch_bounds__(32 * kGemvWsStagedMaxWarps, kMinBlocks)
-    k_gemv_ws_staged(const __grid_constant__ GemvJob job) {
-  using Lane = GemvWsLane<kType>;
-  using Stage = GemvWsStage<kType>;
-  using L = typename Lane::L;
-  constexpr int kT = 1;
-  extern __shared__ __align__(16) uint8_t rings[];  // [warp][stage] of Stage::kBytes
-  __shared__ float4 partial[kGemvWsStagedMaxWarps][32];
-  __shared__ __align__(16) GemvTileConsts<kT> consts;
-  pdl_launch_dependents();
-  const int warps = static_cast<int>(blockDim.x) >> 5;
-  const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  const int g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
-  const int groups = job.K / L::kGroupK;
-  constexpr int64_t kGroupBytes = ws_group_bytes<L>();
-  const int v = static_cast<int>(blockIdx.x);
-  const GemvTileAt at = gemv_locate(job, v);
-  const GemvWsTile tile = gemv_ws_tile<L>(job.part[at.part].w, groups, at.n0);
-  const int t = tile.t0 + lane;
-  uint8_t* const ring = rings + warp * kStages * Stage::kBytes;
-  const uint32_t ring_u = smem_addr(ring);
-  // The warp's i-th group (gi = warp + i·W) into stage i % kStages; one cp.async group each (empty
-  // past the row's end: uniform wait counts).
-  const auto issue = [&](int i) {
-    if (const int gi = warp + i * warps; gi < groups) {
-      const uint32_t stage_u = ring_u + static_cast<uint32_t>((i % kStages) * Stage::kBytes);
-      Stage::copy(tile.pair_chunks + gi * kGroupBytes, tile.panel, t, lane, [&](int off, const uint8_t* src, int bytes) {
-        if (bytes == 16) cp_async_16(stage_u + off, src, 16u);
-        else if (bytes == 8) cp_async_8(stage_u + off, src);
-        else cp_async_4(stage_u + off, src);
-      });
-    }
-    cp_async_commit();
-  };
-#pragma unroll
-  for (int i = 0; i < kStages; ++i) issue(i);  // the weights: before pdl_wait
-  pdl_wait();                                   // X and Y belong to the kernels before this one
-  gemv_fetch_tile_consts<kT>(job, at, consts);  // (its copy group, if any, makes the waits below wait for one more)
-
-  const uint16_t* const xg = job.x + 2 * tq;  // token 0 (lanes g >= 1: zero B columns)
-  float acc[2][4] = {};
-#pragma unroll 1
-  for (int i = 0, gi = warp; gi < groups; ++i, gi += warps) {
-    cp_async_wait<kStages - 1>();  // this lane's copies of group i
-    const uint8_t* const stage = ring + (i % kStages) * Stage::kBytes;
-    const uint16_t* const xk = xg + L::kGroupK * gi;
-#pragma unroll
-    for (int kt = 0; kt < L::kTiles; ++kt) {
-      uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane, kT>(Stage::read_tile(stage, lane, t, kt), t, kt, quad0, g, xk, a, b);
-#pragma unroll
-      for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[s & 1], a[s], b[s][0], b[s][1]);
-    }
-    issue(i + kStages);  // the stage's bytes are in registers: refill it
-  }
-  partial[warp][lane] = make_float4(__fadd_rn(acc[0][0], acc[1][0]), __fadd_rn(acc[0][1], acc[1][1]),
-                                    __fadd_rn(acc[0][2], acc[1][2]), __fadd_rn(acc[0][3], acc[1][3]));
-  cp_async_wait<0>();
-  __syncthreads();
-  const auto* partials = reinterpret_cast<const uint8_t*>(partial);
-  if (job.interleaved) {
-    gemv_interleaved_swiglu_store<kT>(job, v, partials, sizeof(partial[0]), warps);
-  } else {
-    gemv_job_sum_and_store<kT>(job, v, partials, sizeof(partial[0]), warps, nullptr, consts);
-  }
-}
-
 // Named as ptxas's report demangles it: the type as its ggml id (12 = q4_K, 14 = q6_K).
 template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
@@ -304,38 +222,8 @@ void launch_gemv_ws_chain(const GemvJob& job, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-template <int kType>
-bool register_gemv_ws_staged_launch_info() {
-  using Cfg = GemvWsStagedCfg<kType>;
-  static const std::string name = template_id("k_gemv_ws_staged", kType, Cfg::kStages, Cfg::kMinBlocks);
-  return register_gemm_family_launch_info(name, 32 * kGemvWsStagedMaxWarps,
-                                          kGemvWsStagedMaxWarps * Cfg::kStages * GemvWsStage<kType>::kBytes);
-}
-template <int kType>
-inline const bool gemv_ws_staged_launch_info_registered = register_gemv_ws_staged_launch_info<kType>();
-
-template <int kType>
-void launch_gemv_ws_staged(const GemvJob& job, int warps, cudaStream_t stream) {
-  using Cfg = GemvWsStagedCfg<kType>;
-  constexpr int kStages = Cfg::kStages;
-  (void)gemv_ws_staged_launch_info_registered<kType>;
-  constexpr int kMaxSmem = kGemvWsStagedMaxWarps * kStages * GemvWsStage<kType>::kBytes;
-  constexpr auto kernel = &k_gemv_ws_staged<kType, kStages, Cfg::kMinBlocks>;
-  static const bool attributes_set = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kMaxSmem));
-    return true;
-  }();
-  (void)attributes_set;
-  ::pfx::kernels::detail::launch_pdl(kernel, dim3(static_cast<unsigned>(job.tiles)),
-                                     dim3(static_cast<unsigned>(32 * warps)),
-                                     static_cast<size_t>(warps) * kStages * GemvWsStage<kType>::kBytes, stream, job);
-  CUDA_CHECK_LAUNCH();
-}
-
 template <int kType, int kT>
 void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
-  if (kT == 1 && warps > kGemvWsStaged) return launch_gemv_ws_staged<kType>(job, warps - kGemvWsStaged, stream);
   // One warp: the chain kernel (kGemvWsGenericOrder); -4 at T = 1: the same with a 4-deep ring
   // (gemv_bench; at T >= 2 the 8-deep one).
   if (warps == kGemvWsGenericOrder || (warps == kGemvWsChainShallow && kT > 1))
@@ -379,14 +267,9 @@ int warps_for(int warps, uint32_t type, int64_t T, int64_t mma_rows, int64_t K) 
   return T == 1 ? gemv_ws_warps(type, mma_rows, K) : kGemvWsGenericOrder;
 }
 
-bool split_warps(int w) { return w == 2 || w == 4 || w == 8 || w == kGemvWsMaxWarps; }
-
-std::string warps_reason(int warps, int64_t T) {
-  if (warps == kGemvWsChainShallow || warps == 0 || warps == 1 || split_warps(warps)) return {};
-  if (warps > kGemvWsStaged && split_warps(warps - kGemvWsStaged) && warps - kGemvWsStaged <= kGemvWsStagedMaxWarps)
-    return T == 1 ? std::string() : "the staged split kernel (warps " + std::to_string(warps) + ") takes T = 1 only";
-  return std::to_string(warps) + " warps per tile: 0 (the pick), 1, 2, 4, 8 or 16 (or -4: the chain kernel's 4-deep ring; "
-         "kGemvWsStaged + 2, 4, 8: the staged split kernel)";
+std::string warps_reason(int warps) {
+  if (warps == kGemvWsChainShallow || warps == 0 || warps == 1 || warps == 2 || warps == 4 || warps == 8 || warps == kGemvWsMaxWarps) return {};
+  return std::to_string(warps) + " warps per tile: 0 (the pick), 1, 2, 4, 8 or 16 (or -4: the chain kernel's 4-deep ring)";
 }
 
 std::string matrix_reason(const WsMatrixView& w, int64_t T) {
@@ -426,7 +309,7 @@ void add_part(dev::GemvJob& job, int i, const WsMatrixView& w, void* y, int mode
 std::string group_reason(const std::vector<WsMatrixView>& ws, int64_t T, int warps) {
   if (ws.empty() || ws.size() > static_cast<size_t>(kGemvMaxParts))
     return std::to_string(ws.size()) + " matrices: a grouped launch takes 1.." + std::to_string(kGemvMaxParts);
-  if (std::string why = warps_reason(warps, T); !why.empty()) return why;
+  if (std::string why = warps_reason(warps); !why.empty()) return why;
   for (size_t i = 0; i < ws.size(); ++i) {
     const WsMatrixView &w = ws[i], &w0 = ws[0];
     if (w.swiglu) return "part " + std::to_string(i) + " is an interleaved SwiGLU repack (gemv_ws_swiglu)";
@@ -445,9 +328,7 @@ int gemv_ws_warps(uint32_t /*ggml_type*/, int64_t N, int64_t K) {
   // warps per tile keep the SMs fed), 4 where the tiles alone fill the GPU.
   int w = (N <= 4096 || K >= 8192) ? 8 : 4;
   while (w > 1 && w > K / 256) w /= 2;
-  // That split from shared-memory stages (the same bits): 64-80 registers instead of 128, more
-  // warps per SM.
-  return w >= 2 ? kGemvWsStaged + w : w;
+  return w;
 }
 
 std::string gemv_ws_unsupported_reason(const WsMatrixView& w, int64_t T) {
@@ -510,7 +391,7 @@ void gemv_ws_swiglu(const WsMatrixView& w, const uint16_t* x16, int64_t T, uint1
   plain.swiglu = false;
   plain.rows = 2 * w.rows;  // the interleaved matrix's MMA rows
   require(matrix_reason(plain, T), "gemv_ws_swiglu");
-  require(warps_reason(warps, T), "gemv_ws_swiglu");
+  require(warps_reason(warps), "gemv_ws_swiglu");
   detail::check_gemv_pointers("gemv_ws_swiglu", x16, a16, 2);
   dev::GemvJob job = new_job(x16, w, 1);
   job.interleaved = 1;

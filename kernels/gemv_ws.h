@@ -31,11 +31,6 @@ namespace pfx::kernels {
 inline constexpr int kGemvWsGenericOrder = 1;
 inline constexpr int kGemvWsChainShallow = -4;  // T = 1: the generic order's kernel with a 4-deep ring (gemv_bench)
 inline constexpr int kGemvWsMaxWarps = 16;
-// warps = kGemvWsStaged + n (n = 2, 4, 8; T = 1): the split order of n warps (the same bits as
-// `n`) from k_gemv_ws_staged, whose warps stream their groups through shared-memory stages
-// instead of registers: fewer registers, more warps per SM.
-inline constexpr int kGemvWsStaged = 100;
-inline constexpr int kGemvWsStagedMaxWarps = 8;
 
 // Empty when the mat-vec on the repack takes T tokens of this matrix (w.swiglu: through
 // gemv_ws_swiglu only); otherwise why not.

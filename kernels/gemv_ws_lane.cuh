@@ -130,15 +130,6 @@ PFX_HD_UNROLL
     for (int kt = 0; kt < L::kTiles; ++kt) r.sm[kt] = *reinterpret_cast<const uint32_t*>(stage + 2048 + 128 * (1 + kt) + 4 * lane);
     return r;
   }
-  // Only what k-tile kt's fragments read (q[kt], dd, sm[kt]); the rest of the Raw is zero. Read
-  // k-tile by k-tile, a group's stage costs the registers of one k-tile, not of four.
-  PFX_HD static Lane::Raw read_tile(const uint8_t* stage, int lane, int /*t*/, int kt) {
-    Lane::Raw r{};
-    r.q[kt] = *reinterpret_cast<const uint4*>(stage + 512 * kt + 16 * lane);
-    r.dd = *reinterpret_cast<const uint32_t*>(stage + 2048 + 4 * lane);
-    r.sm[kt] = *reinterpret_cast<const uint32_t*>(stage + 2048 + 128 * (1 + kt) + 4 * lane);
-    return r;
-  }
 };
 template <>
 struct GemvWsStage<kWsQ6K> {
@@ -168,20 +159,6 @@ PFX_HD_UNROLL
       r.hi[kt] = *reinterpret_cast<const uint2*>(stage + 2048 + 256 * kt + 8 * lane);
     }
     r.sc = *reinterpret_cast<const uint4*>(stage + 3072 + 16 * lane);
-    const uint32_t dw = *reinterpret_cast<const uint32_t*>(stage + 3584 + 4 * lane);
-    r.d = (ws_row(t, (t & 3) >> 1) & 1) ? dw >> 16 : dw & 0xFFFFu;
-    return r;
-  }
-  // Only what k-tile kt's fragments read (lo[kt], hi[kt], scale word kt, d); the rest is zero.
-  PFX_HD static Lane::Raw read_tile(const uint8_t* stage, int lane, int t, int kt) {
-    Lane::Raw r{};
-    r.lo[kt] = *reinterpret_cast<const uint4*>(stage + 512 * kt + 16 * lane);
-    r.hi[kt] = *reinterpret_cast<const uint2*>(stage + 2048 + 256 * kt + 8 * lane);
-    const uint32_t w = *reinterpret_cast<const uint32_t*>(stage + 3072 + 16 * lane + 4 * kt);
-    if (kt == 0) r.sc.x = w;
-    else if (kt == 1) r.sc.y = w;
-    else if (kt == 2) r.sc.z = w;
-    else r.sc.w = w;
     const uint32_t dw = *reinterpret_cast<const uint32_t*>(stage + 3584 + 4 * lane);
     r.d = (ws_row(t, (t & 3) >> 1) & 1) ? dw >> 16 : dw & 0xFFFFu;
     return r;

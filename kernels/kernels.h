@@ -118,11 +118,6 @@ struct AttentionArgs {
   // so the output bits are too. A device p0 outside [0, max_ctx - T] gives NaN outputs. The other
   // attention kernels take the position by value only and reject it.
   const int* p0_dev = nullptr;
-  // attention_fast / attention_decode: T·H ints, zero, which the decode kernel leaves zero. When set,
-  // the split blocks of each query row count their arrivals there and the last to arrive merges the
-  // row's partials itself (the combine kernel's arithmetic, same bits), one launch fewer per call.
-  // Calls that share the counters must not run concurrently (one stream).
-  int* split_counters = nullptr;
 };
 
 // Generic, any hd. hd 64/128: a plain tiled tensor-core kernel computing flash attention's

@@ -114,8 +114,6 @@ struct CudaBackend::Impl {
   DeviceBuffer k_cache, v_cache;
   // Activations for up to max_batch tokens.
   DeviceBuffer ids, x32, h16, q32, k32, v32, q16, o16, g32, u32, a16, logits, attn_scratch;
-  // The decode attention's arrival counters (AttentionArgs::split_counters): zero, left zero.
-  DeviceBuffer attn_split_counters;
   // The cos/sin of a chunk's rotation pairs ([max_batch][hd / 2] float pairs), once per chunk, for
   // the Q/K/V epilogues that store the attention's inputs (GemmDispatch::run_heads, run_heads_decode).
   DeviceBuffer rope_cos_sin;
@@ -209,8 +207,6 @@ struct CudaBackend::Impl {
         kernels::attention_fast_scratch_bytes(static_cast<int>(std::min<int64_t>(max_batch, kernels::kDecodeMaxT)),
                                               static_cast<int>(H), static_cast<int>(hd)));
     attn_scratch = DeviceBuffer(attn_scratch_bytes);
-    attn_split_counters = DeviceBuffer(static_cast<size_t>(kernels::kDecodeMaxT) * H * sizeof(int));
-    CUDA_CHECK(cudaMemsetAsync(attn_split_counters.as(), 0, attn_split_counters.bytes(), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -329,7 +325,6 @@ struct CudaBackend::Impl {
         kernels::AttentionArgs a{q16.as<uint16_t>(), out.k_cache, out.v_cache, o16.as<uint16_t>(),
                                  T, H, Hkv, hd, p0, static_cast<int>(max_ctx), p0_dev};
         const char* why = fast() ? kernels::attention_fast_unsupported_reason(a) : "generic path";
-        if (T <= kernels::kDecodeMaxT) a.split_counters = attn_split_counters.as<int>();  // the splits merge themselves
         if (fast() && !why) {
           kernels::attention_fast(a, attn_scratch.as(), attn_scratch_bytes, stream);
         } else {

@@ -324,54 +324,6 @@ TEST(Attention, DecodePositionFromDeviceIsBitwiseByValue) {
   }
 }
 
-// AttentionArgs::split_counters: the split blocks merge their row themselves (the last to arrive)
-// and give the combine kernel's bits, by value and from the device position, at every context
-// across the split boundaries, twice in a row on the same counters (which each call leaves zero);
-// an out-of-range device position still gives NaN.
-TEST(Attention, SelfMergingSplitsAreBitwiseTheCombineKernel) {
-  PFX_REQUIRE_GPU();
-  for (const AttnCase shape : {AttnCase{1, 0, 4, 2, 64, 1}, AttnCase{1, 0, 32, 8, 128, 1}, AttnCase{4, 0, 8, 2, 64, 1}}) {
-    AttnCase full = shape;
-    full.p0 = 700;
-    const Inputs in = make_inputs(full);
-    Stream stream;
-    DeviceBuffer<uint16_t> q(in.q), k(in.k), v(in.v);
-    DeviceBuffer<uint16_t> o(static_cast<size_t>(shape.T) * shape.H * shape.hd);
-    DeviceBuffer<int> p0_dev(1), counters(static_cast<size_t>(shape.T) * shape.H);
-    counters.fill_bytes(0);
-    const size_t bytes = attention_decode_scratch_bytes(shape.T, shape.H, shape.hd);
-    DeviceBuffer<uint8_t> scratch(bytes);
-    AttentionArgs a;
-    a.q16 = q.get(), a.k_cache = k.get(), a.v_cache = v.get(), a.o16 = o.get();
-    a.T = shape.T, a.H = shape.H, a.Hkv = shape.Hkv, a.hd = shape.hd, a.max_ctx = in.max_ctx;
-    const std::vector<int> zeros(counters.size(), 0);
-    for (const int p0 : {0, 1, 63, 64, 65, 128, 129, 256, 511, 513, 700}) {
-      SCOPED_TRACE("T=" + std::to_string(shape.T) + " H=" + std::to_string(shape.H) + " p0=" + std::to_string(p0));
-      a.p0 = p0, a.p0_dev = nullptr, a.split_counters = nullptr;
-      o.poison();
-      attention_decode(a, scratch.get(), bytes, stream.get());
-      const auto combined = o.download();
-      p0_dev.upload({p0});
-      for (const bool from_device : {false, true})
-        for (int round = 0; round < 2; ++round) {
-          a.p0_dev = from_device ? p0_dev.get() : nullptr;
-          a.split_counters = counters.get();
-          o.poison();
-          attention_decode(a, scratch.get(), bytes, stream.get());
-          EXPECT_TRUE(compare_bits(std::string("self-merged vs combine kernel") + (from_device ? ", device p0" : ""),
-                                   o.download(), combined));
-          EXPECT_EQ(counters.download(), zeros) << "a call left its counters nonzero";
-        }
-    }
-    p0_dev.upload({in.max_ctx - shape.T + 1});
-    a.p0_dev = p0_dev.get(), a.split_counters = counters.get();
-    o.fill_bytes(0);
-    attention_decode(a, scratch.get(), bytes, stream.get());
-    for (uint16_t h : o.download()) ASSERT_TRUE(std::isnan(half_to_float(h))) << "out-of-range device position";
-    EXPECT_EQ(counters.download(), zeros);
-  }
-}
-
 TEST(Attention, RejectsBadArguments) {
   alignas(16) uint16_t h[8] = {};
   AttentionArgs a;

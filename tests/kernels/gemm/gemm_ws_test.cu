@@ -786,9 +786,7 @@ TEST(GemvWs, EveryWarpCountMatchesCpuReference) {
       DeviceBuffer<uint16_t> x(xh);
       EpilogueCase c(ref, T, N, rng);
       const auto tol = [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; };
-      for (const int warps : {0, kGemvWsGenericOrder, kGemvWsChainShallow, 2, 4, 8, 16, kGemvWsStaged + 2,
-                              kGemvWsStaged + 4, kGemvWsStaged + 8}) {
-        if (warps > kGemvWsStaged && T != 1) continue;  // the staged split kernel: decode steps
+      for (const int warps : {0, kGemvWsGenericOrder, kGemvWsChainShallow, 2, 4, 8, 16}) {
         const std::string what = std::string(type_name(type)) + " gemv_ws warps " + std::to_string(warps) + " T=" +
                                  std::to_string(T);
         c.check(
@@ -868,11 +866,9 @@ TEST(GemvWs, GroupsHeadsAndSwigluEqualOneMatrixAtATimeBitwise) {
   PFX_REQUIRE_GPU();
   Stream stream;
   std::mt19937_64 rng(52);
-  for (uint32_t type : {kQ4K, kQ6K}) {
+  for (uint32_t type : {kQ4K, kQ6K})
     for (const int64_t T : {1, 3, 8})
       for (const int warps : {0, 1, 4}) check_gemv_ws_parts(type, T, warps, T == 1 ? 37 : 0, stream, rng);
-    check_gemv_ws_parts(type, 1, kGemvWsStaged + 4, 37, stream, rng);
-  }
   // What it refuses: another type, T past 8, an interleaved matrix outside gemv_ws_swiglu, a warp count.
   const WsMatrixView q8{reinterpret_cast<void*>(uintptr_t{256}), kQ8_0, 128, 256, false};
   const WsMatrixView q4{reinterpret_cast<void*>(uintptr_t{256}), kQ4K, 128, 256, false};
@@ -883,42 +879,6 @@ TEST(GemvWs, GroupsHeadsAndSwigluEqualOneMatrixAtATimeBitwise) {
   EXPECT_NE(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 1, 3), "");
 }
 
-// The staged split kernel (warps = kGemvWsStaged + n) is the split kernel of n warps from another
-// source of the same bytes: bitwise equal to it at the 7B decode shapes, StoreF32 and AccumulateF32.
-TEST(GemvWs, StagedSplitEqualsSplitBitwise) {
-  PFX_REQUIRE_GPU();
-  Stream stream;
-  std::mt19937_64 rng(55);
-  const Shape shapes[] = {{kQ4K, 4096, 4096, 0},  {kQ4K, 22016, 4096, 0}, {kQ4K, 4096, 11008, 0},
-                          {kQ6K, 4096, 11008, 0}, {kQ6K, 4096, 4096, 0},  {kQ6K, 32000, 4096, 0}};
-  for (const Shape& c : shapes) {
-    const Weights w = make_weights(c.type, c.N, c.K, 1700 + c.type + static_cast<uint64_t>(c.N), false, stream);
-    DeviceBuffer<uint16_t> x(random_activations(c.K, rng));
-    DeviceBuffer<float> want(static_cast<size_t>(c.N)), y(static_cast<size_t>(c.N));
-    const std::vector<float> old_y = [&] {
-      std::vector<float> v(static_cast<size_t>(c.N));
-      std::normal_distribution<float> nd(0.0f, 1.0f);
-      for (float& f : v) f = nd(rng);
-      return v;
-    }();
-    for (const int n : {2, 4, 8}) {
-      const std::string what = std::string(type_name(c.type)) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
-                               " staged " + std::to_string(n) + " warps";
-      for (const GemmEpilogue e : {GemmEpilogue::StoreF32, GemmEpilogue::AccumulateF32}) {
-        want.upload(old_y), y.upload(old_y);
-        gemv_ws(w.view(), x.get(), 1, want.get(), e, stream.get(), n);
-        gemv_ws(w.view(), x.get(), 1, y.get(), e, stream.get(), kGemvWsStaged + n);
-        EXPECT_TRUE(compare_bits(what + (e == GemmEpilogue::StoreF32 ? " StoreF32" : " AccumulateF32"), y.download(),
-                                 want.download()));
-      }
-    }
-  }
-  const WsMatrixView q4{reinterpret_cast<void*>(uintptr_t{256}), kQ4K, 128, 256, false};
-  EXPECT_NE(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 2, kGemvWsStaged + 4), "");
-  EXPECT_NE(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 1, kGemvWsStaged + 16), "");
-  EXPECT_EQ(gemv_ws_group_unsupported_reason({{q4, nullptr, GemmEpilogue::StoreF32}}, 1, kGemvWsStaged + 8), "");
-}
-
 // One small case of each launch for compute-sanitizer (memcheck, racecheck).
 TEST(GemvWs, SmallCaseForSanitizers) {
   PFX_REQUIRE_GPU();
@@ -926,8 +886,6 @@ TEST(GemvWs, SmallCaseForSanitizers) {
   std::mt19937_64 rng(53);
   check_gemv_ws_parts(kQ4K, 1, 4, 5, stream, rng);
   check_gemv_ws_parts(kQ6K, 2, 0, 0, stream, rng);
-  check_gemv_ws_parts(kQ4K, 1, kGemvWsStaged + 4, 5, stream, rng);
-  check_gemv_ws_parts(kQ6K, 1, kGemvWsStaged + 2, 5, stream, rng);
 }
 
 }  // namespace

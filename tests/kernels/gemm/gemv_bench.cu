@@ -2,8 +2,8 @@
 // w16, seq_d2/d4 and auto, the engine's pick) at the llama-2-7B decode shapes, in effective weight
 // bandwidth.
 // q4_K and q6_K also on gemm_ws's repack (kernels/gemv_ws.h: ws_w<n> = n warps per tile splitting
-// k, ws_s<n> the same split from shared-memory stages (T = 1), ws_chain8 / ws_chain4 the generic
-// order's one-chain kernel with an 8- / 4-deep ring, ws_auto the pick); their GB/s count the GGUF bytes too, so that every column of a
+// k, ws_chain8 / ws_chain4 the generic order's one-chain kernel with an 8- / 4-deep ring, ws_auto
+// the pick); their GB/s count the GGUF bytes too, so that every column of a
 // row is the same matrix's work per time.
 // Not a test: it checks nothing but CUDA errors (the kernels' correctness is test_gemm_fast's).
 // Per (type, shape, T, kernel): launches back to back as in a decode step, each on the next of
@@ -186,18 +186,14 @@ int run(int argc, char** argv) {
             gemv_fast_kernel(k, {w[i], type, N, K}, static_cast<const uint16_t*>(x), T, y, GemmEpilogue::StoreF32, stream);
           });
         if (!packed) continue;
-        for (const int warps : {kGemvWsGenericOrder, kGemvWsChainShallow, 2, 4, 8, 16, kGemvWsStaged + 2,
-                                kGemvWsStaged + 4, kGemvWsStaged + 8, 0}) {
-          if (warps > kGemvWsStaged && T != 1) continue;  // the staged kernel: decode steps only
+        for (const int warps : {kGemvWsGenericOrder, kGemvWsChainShallow, 2, 4, 8, 16, 0})
           time(T, warps == 0 ? std::string("ws_auto") : warps == kGemvWsGenericOrder ? std::string("ws_chain8")
                                                        : warps == kGemvWsChainShallow ? std::string("ws_chain4")
-                                                       : warps > kGemvWsStaged ? "ws_s" + std::to_string(warps - kGemvWsStaged)
-                                                                                : "ws_w" + std::to_string(warps),
+                                                                                       : "ws_w" + std::to_string(warps),
                [&](size_t i) {
             gemv_ws({(*packed)[i], type, N, K, false}, static_cast<const uint16_t*>(x), T, y,
                     GemmEpilogue::StoreF32, stream, warps);
           });
-        }
       }
       CUDA_CHECK(cudaFree(x));
       CUDA_CHECK(cudaFree(y));
