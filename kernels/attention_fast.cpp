@@ -19,7 +19,11 @@ size_t attention_fast_scratch_bytes(int T, int H, int hd) {
 }
 
 void attention_fast(const AttentionArgs& a, void* scratch, size_t scratch_bytes, cudaStream_t stream) {
-  if (a.T <= kDecodeMaxT) {
+  // A chunk at position 0 is a prompt's start, whose logits the parity gate compares with the
+  // generic path's bit for bit: flash computes them in the generic kernel's order (the split decode
+  // kernel sums q·k and the splits in its own). On a context of at most kDecodeMaxT keys flash costs
+  // what the split kernel does. Decode steps (a cached context, or a graph's device position) split.
+  if (a.T <= kDecodeMaxT && (a.p0_dev != nullptr || a.p0 > 0)) {
     attention_decode(a, scratch, scratch_bytes, stream);
   } else {
     attention_flash_prefill(a, stream);

@@ -139,7 +139,8 @@ inline constexpr int kDecodeMaxT = 4;
 const char* attention_fast_unsupported_reason(const AttentionArgs& a);
 // Scratch the fast path needs (split partials of the decode kernel; 0 for prefill shapes).
 size_t attention_fast_scratch_bytes(int T, int H, int hd);
-// Picks decode for T <= kDecodeMaxT, flash prefill otherwise.
+// Picks decode for T <= kDecodeMaxT rows after a cached context (p0 > 0, or a device position),
+// flash prefill otherwise: a chunk at position 0 (a prompt) gets flash's bits, the generic path's.
 void attention_fast(const AttentionArgs& a, void* scratch, size_t scratch_bytes, cudaStream_t stream);
 // The two fast kernels directly (tests run each on every shape).
 void attention_flash_prefill(const AttentionArgs& a, cudaStream_t stream);

@@ -398,6 +398,7 @@ struct CudaBackend::Impl {
       }
       auto g = std::make_unique<StepGraph>(cfg.n_vocab);
       const std::string why = g->capture(stream, logits.as<float>(), [&] {
+        gemm.set_generic_decode_order(false);  // a step after a cached context (graph_eligible)
         embed(g->device_token(), 1);
         run_layers(1, g->device_position());
         run_head(0, 1);
@@ -423,8 +424,10 @@ struct CudaBackend::Impl {
     return true;
   }
 
+  // One-token steps after a cached context. (At position 0 a token is a prompt: run_chunk gives it
+  // the generic path's bits, which a graph step's split order would not.)
   bool graph_eligible(int64_t n) const {
-    return n == 1 && fast() && decode_graph == DecodeGraph::On && !owner.dumping_residual();
+    return n == 1 && pos > 0 && fast() && decode_graph == DecodeGraph::On && !owner.dumping_residual();
   }
 
   std::vector<float> forward(std::span<const int32_t> tokens, bool all_logits) {
@@ -448,6 +451,9 @@ struct CudaBackend::Impl {
           const bool last_chunk = c0 + T == n;
           CUDA_CHECK(cudaMemcpyAsync(ids.as(), tokens.data() + c0, T * sizeof(int32_t), cudaMemcpyHostToDevice, stream));
           embed(ids.as<int32_t>(), T);
+          // A prompt's first chunk sums its decode-sized GEMVs in the generic order (its logits are
+          // compared with the generic path's bit for bit); later chunks and steps take the split.
+          gemm.set_generic_decode_order(pos == 0);
           run_layers(T);
           pos += T;
           if (!all_logits && !last_chunk) continue;

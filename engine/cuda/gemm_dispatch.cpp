@@ -232,6 +232,8 @@ void GemmDispatch::run_pipelined(const std::string& range, const DeviceMatrix& w
     prefetch(*schedule_[(it->second + 1) % schedule_.size()], s);
 }
 
+int GemmDispatch::decode_warps() const { return generic_decode_order_ ? kernels::kGemvWsGenericOrder : 0; }
+
 void GemmDispatch::note_fallback(const std::string& reason) {
   if (seen_.insert(reason).second) {
     fallbacks_.push_back(reason);
@@ -271,7 +273,7 @@ void GemmDispatch::run(const std::string& range, const DeviceMatrix& w, const ui
   // What is left on the fast path is decode (T <= kGemvMaxT): gemv_ws on the repack, or gemv_fast
   // on the raw blocks.
   if (const auto ws = decode_repack(w)) {
-    kernels::gemv_ws(*ws, x16, T, y, to_fast(e), stream_);
+    kernels::gemv_ws(*ws, x16, T, y, to_fast(e), stream_, decode_warps());
     return;
   }
   if (fast_) {
@@ -370,7 +372,7 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
     for (const HeadOutput* o : groups[i])
       if (const auto ws = decode_repack(*o->w)) ws_parts[i].push_back({*ws, o->y, o->rotate, o->kv_cache});
     if (ws_parts[i].size() == groups[i].size()) {
-      if (!kernels::gemv_ws_group_heads_unsupported_reason(ws_parts[i], T, rope).empty()) return false;
+      if (!kernels::gemv_ws_group_heads_unsupported_reason(ws_parts[i], T, rope, decode_warps()).empty()) return false;
       continue;
     }
     ws_parts[i].clear();
@@ -385,7 +387,7 @@ bool GemmDispatch::run_heads_decode(const std::string& prefix, const std::vector
       flops += 2ull * static_cast<uint64_t>(T) * o->w->rows * o->w->cols + (o->rotate ? 6ull * T * o->w->rows : 0);
     }
     NvtxRange r(prefix + roles + "rope", flops);
-    if (!ws_parts[i].empty()) kernels::gemv_ws_group_heads(ws_parts[i], rope, x16, T, stream_);
+    if (!ws_parts[i].empty()) kernels::gemv_ws_group_heads(ws_parts[i], rope, x16, T, stream_, decode_warps());
     else kernels::gemv_fast_group_heads(parts[i], rope, x16, T, stream_);
   }
   return true;
@@ -447,9 +449,9 @@ void GemmDispatch::run_group(const std::string& prefix, const std::vector<Output
       std::vector<kernels::GemvWsOutput> parts;
       for (const Output* o : g)
         if (const auto ws = decode_repack(*o->w)) parts.push_back({*ws, o->y, to_fast(o->e)});
-      if (parts.size() == g.size() && kernels::gemv_ws_group_unsupported_reason(parts, T).empty()) {
+      if (parts.size() == g.size() && kernels::gemv_ws_group_unsupported_reason(parts, T, decode_warps()).empty()) {
         NvtxRange r(prefix + roles, flops);
-        kernels::gemv_ws_group(parts, x16, T, stream_);
+        kernels::gemv_ws_group(parts, x16, T, stream_, decode_warps());
         continue;
       }
     } else if (g.size() > 1) {
@@ -472,7 +474,7 @@ bool GemmDispatch::run_swiglu(const std::string& range, const DeviceMatrix& gate
   if (T <= kernels::kGemvMaxT) {  // decode: one launch on the interleaved repack, or where gemv_fast_swiglu takes the pair
     if (const auto ws = decode_repack_swiglu(gate, up)) {
       NvtxRange r(range, flops);
-      kernels::gemv_ws_swiglu(*ws, x16, T, a16, stream_);
+      kernels::gemv_ws_swiglu(*ws, x16, T, a16, stream_, decode_warps());
       return true;
     }
     if (in_pipeline_slot(gate) || in_pipeline_slot(up) ||

@@ -73,6 +73,11 @@ class GemmDispatch {
   // read them fails, naming w).
   bool reads_repack_only(const DeviceMatrix& w) const;
   FastGemm fast_variant() const { return variant_; }
+  // Decode launches on the repack (T <= kGemvMaxT) in the generic GEMM's summation order (one MMA
+  // chain per tile: kernels::kGemvWsGenericOrder) at every T, instead of the split pick at T = 1:
+  // the backend asks for it on a sequence's first chunk, a prompt whose logits the parity gate
+  // compares with the generic path's, bit for bit. Off: decode steps, at the split's speed.
+  void set_generic_decode_order(bool on) { generic_decode_order_ = on; }
   // `range` names the NVTX range (e.g. "blk.3.attn_q"); FLOPs = 2·T·N·K.
   void run(const std::string& range, const DeviceMatrix& w, const uint16_t* x16, int T, void* y, Epilogue e);
   // Several GEMMs over the same activations (the Q, K, V projections), each in its own NVTX range
@@ -130,8 +135,13 @@ class GemmDispatch {
   // Enqueues dequant of w into the slot not holding `keep` (side stream); returns the slot.
   int prefetch(const DeviceMatrix& w, int busy_slot);
 
+  // The warps the decode launches on the repack ask for (kernels/gemv_ws.h): 0, the pick, or the
+  // generic order.
+  int decode_warps() const;
+
   cudaStream_t stream_ = nullptr;
   bool fast_ = false;
+  bool generic_decode_order_ = false;
   cublasContext* handle_ = nullptr;
   DeviceBuffer weight_f16_;  // generic path: the current weight, dequantized
   FastGemm variant_ = FastGemm::Pipelined;

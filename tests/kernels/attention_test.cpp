@@ -212,6 +212,10 @@ TEST_P(AttentionTest, AllPathsMatchDoubleReference) {
   o.poison();
   attention_fast(a, fast_scratch.get(), fast_bytes, stream.get());
   EXPECT_TRUE(compare_bits("attention_fast run-to-run", o.download(), fast1));
+  // At position 0 (a prompt) every T gets the generic path's bits, the decode-sized T included.
+  if (c.p0 == 0) {
+    EXPECT_TRUE(compare_bits("attention_fast at position 0 vs generic", fast1, generic));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -223,6 +227,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // decode shapes: long context, few rows
                       AttnCase{1, 2047, 32, 8, 128, 1}, AttnCase{1, 4000, 8, 8, 64, 1}, AttnCase{4, 1000, 8, 2, 64, 1},
                       AttnCase{2, 63, 4, 1, 128, 8}, AttnCase{3, 1, 4, 2, 128, 1},
+                      // decode-sized prompts (position 0): attention_fast takes flash, the generic bits
+                      AttnCase{4, 0, 32, 8, 128, 1}, AttnCase{2, 0, 8, 8, 64, 1},
                       // Qwen2.5-7B: 28 query heads on 4 KV heads (GQA 7:1), prefill and decode
                       AttnCase{129, 0, 28, 4, 128, 1}, AttnCase{1, 600, 28, 4, 128, 1},
                       // head dim without a fast kernel: generic only, fast reports why
