@@ -3,9 +3,11 @@
 // Generic path: dequantize each weight to fp16 into a scratch buffer, then cuBLAS (fp32
 // accumulate) and plain kernels. Fast path: the fused kernels under test; any call whose
 // preconditions they do not meet falls back to the generic kernel with a logged reason.
-// Fast-path decode steps (one token) are captured once as a CUDA graph and replayed
-// (DecodeGraph, StepGraph in step_graph.h): RoPE and decode attention then read the position from
-// device memory, and everything else in a step is position-independent.
+// Fast-path decode steps (one token after a cached context) are captured once as a CUDA graph
+// and replayed (DecodeGraph, StepGraph in step_graph.h): RoPE and decode attention then read the
+// position from device memory, and everything else in a step is position-independent. A prompt's
+// first chunk (position 0) sums its decode-sized mat-vecs in the generic order and takes flash
+// attention, so its logits are the generic path's bits.
 #include "cuda/cuda_backend.h"
 
 #include <cublas_v2.h>

@@ -42,7 +42,8 @@ const std::vector<FastGemm>& fast_gemm_variants();
 // The variant named `name`, or nullopt.
 std::optional<FastGemm> parse_fast_gemm(std::string_view name);
 
-// How the fast path launches a decode step (one token, no residual dump):
+// How the fast path launches a decode step (one token after a cached context, no residual dump; a
+// one-token prompt at position 0 is a prompt: kernel by kernel, in the generic order):
 //   On  — the step's ~300 kernels as one CUDA graph, captured on the second decode step of the
 //         backend's life (the first runs kernel by kernel, so every kernel is loaded and every
 //         cuBLASLt plan made before the capture) and replayed from then on, across reset() too

@@ -11,7 +11,8 @@
 //     and the SwiGLU epilogue.
 // The variant is the caller's choice (FastGemm, cuda_backend.h).
 //   Fast, decode (T ≤ kGemvMaxT): on a matrix the fused variant repacked and kernels/gemv_ws.h
-//     takes (q4_K, q6_K), gemv_ws on the repack (the generic order at T ≥ 2); otherwise gemv_fast on
+//     takes (q4_K, q6_K), gemv_ws on the repack (the generic order at T ≥ 2, and at T = 1 too where
+//     set_generic_decode_order asks: a prompt's first chunk); otherwise gemv_fast on
 //     the raw blocks (its direct kernel for the K-quants). Matrices of one type read against the
 //     same activations share a launch (run_group, run_heads_decode, run_swiglu).
 // Calls outside a fast kernel's preconditions fall back to generic with a logged reason.
