@@ -426,7 +426,7 @@ struct CudaBackend::Impl {
     return true;
   }
 
-  // One-token steps after a cached context. (At position 0 a token is a prompt: run_chunk gives it
+  // One-token steps after a cached context. (At position 0 a token is a prompt: forward gives it
   // the generic path's bits, which a graph step's split order would not.)
   bool graph_eligible(int64_t n) const {
     return n == 1 && pos > 0 && fast() && decode_graph == DecodeGraph::On && !owner.dumping_residual();
