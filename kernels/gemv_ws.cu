@@ -34,16 +34,19 @@ namespace pfx::kernels::dev {
 
 namespace {
 
-// K-tile kt of a lane's group (raw: its loads): the quad's scales exchanged by shuffles, the four
-// k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the same k from
-// xk = the group's activations of the lane's token (k 16s + 2tq (+1) and + 8: the natural B
-// fragment; zero for tokens g >= kT, whose results are never stored).
-template <class Lane, int kT>
-__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, int t, int kt, int quad0, int g,
-                                                  const uint16_t* xk, uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
+// K-tile kt of a lane's group (raw: its loads, scales: Lane::scales_of(raw)): the quad's scales
+// exchanged by shuffles, the four k16 steps' A fragments from the fused GEMM's decoder, and the B
+// fragments at the same k from xk = the group's activations of the lane's token (k 16s + 2tq (+1)
+// and + 8: the natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there): their
+// B columns only make D columns that no epilogue reads (an MMA keeps its columns apart), and an
+// unconditional load saves the zeroing and predication of eight loads per k-tile.
+template <class Lane>
+__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const typename Lane::Scales& scales,
+                                                  int t, int kt, int quad0, const uint16_t* xk, uint32_t (&a)[4][4],
+                                                  uint32_t (&b)[4][2]) {
   typename Lane::Decode dec;
   float v0, v1;
-  Lane::lane_scales(raw, t, kt, v0, v1);
+  Lane::lane_scales(raw, scales, t, kt, v0, v1);
 #pragma unroll
   for (int c = 0; c < 4; ++c)
     dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
@@ -52,8 +55,8 @@ __device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw,
   for (int s = 0; s < 4; ++s) {
     dec.step(s, a[s]);
     const uint16_t* xs = xk + 64 * kt + 16 * s;
-    b[s][0] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs)) : 0u;
-    b[s][1] = g < kT ? ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8)) : 0u;
+    b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
+    b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
   }
 }
 
@@ -81,7 +84,7 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   pdl_wait();  // X and Y belong to the kernels before this one
   gemv_fetch_tile_consts<kT>(job, at, consts);
 
-  // Tokens g >= kT are zero B columns whose results are never stored.
+  // Lanes of tokens g >= kT read token 0 (gemv_ws_fragments): D columns that are never stored.
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
   float acc[kChains][4] = {};
 #pragma unroll 1
@@ -92,10 +95,11 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
       if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
     }
     const uint16_t* const xk = xg + L::kGroupK * gi;
+    const typename Lane::Scales scales = Lane::scales_of(cur);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane, kT>(cur, t, kt, quad0, g, xk, a, b);
+      gemv_ws_fragments<Lane>(cur, scales, t, kt, quad0, xk, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
@@ -169,10 +173,11 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   for (int i = 0; i < groups; ++i) {
     cp_async_wait<kStages - 1>();  // this lane's copies of group i
     const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
+    const typename Lane::Scales scales = Lane::scales_of(cur);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane, kT>(cur, t, kt, quad0, g, xg + L::kGroupK * i, a, b);
+      gemv_ws_fragments<Lane>(cur, scales, t, kt, quad0, xg + L::kGroupK * i, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, a[s], b[s][0], b[s][1]);
     }

@@ -32,8 +32,11 @@ PFX_HD GemvWsTile gemv_ws_tile(const uint8_t* base, int64_t n_groups, int n0) {
   return {base + static_cast<int64_t>(n0 >> 7) * n_groups * ws_group_bytes<L>(), (n0 >> 6) & 1, 32 * ((n0 >> 4) & 3)};
 }
 
-// Per type: Raw fetch(chunk, panel, t) = one lane's loads of a group; lane_scales(raw, t, kt, v0,
-// v1) = its share of its quad's scales of k-tile kt (WsDecode*::lane_scales from registers; the
+// Per type: Raw fetch(chunk, panel, t) = one lane's loads of a group; Scales scales_of(raw) = the
+// group's fp16 block scales as floats, already times the decoder's power of two, once per group
+// (the k-tiles' scale shares are then one multiply each: converting them per k-tile cost about 5
+// instructions per k-tile); lane_scales(raw, scales, t, kt, v0, v1) = its share of its quad's
+// scales of k-tile kt (WsDecode*::lane_scales from registers, the same bits: see each type; the
 // kernel exchanges them by shuffles); load(dec, raw, kt) = k-tile kt's quants into the decoder.
 template <int kType>
 struct GemvWsLane;
@@ -59,8 +62,18 @@ PFX_HD_UNROLL
     for (int kt = 0; kt < L::kTiles; ++kt) r.sm[kt] = ldg_ro(reinterpret_cast<const uint32_t*>(rec + 4 + 4 * kt));
     return r;
   }
-  PFX_HD static void lane_scales(const Raw& r, int t, int kt, float& v0, float& v1) {
-    Decode::lane_scales_of(r.dd, r.sm[kt], t, v0, v1);
+  // d·2^129 and dmin of the lane's row half. d·2^129·sc is the decoder's (d·sc)·2^64·2^65 bit for
+  // bit: every product is exact while d is in the repack's range (|d| <= 2^-7, sc <= 63: below 2^128).
+  struct Scales {
+    float d129, dmin;
+  };
+  PFX_HD static Scales scales_of(const Raw& r) {
+    return {fmul_rn(fmul_rn(half_bits_to_float(r.dd), 0x1p64f), 0x1p65f), half_bits_to_float(r.dd >> 16)};
+  }
+  PFX_HD static void lane_scales(const Raw& r, const Scales& s, int t, int kt, float& v0, float& v1) {
+    const int b = 2 * (t & 1);  // the lane's sub-block of the k-tile: its (sc, m) bytes
+    v0 = fmul_rn(s.d129, byte_float(r.sm[kt], b));
+    v1 = fmul_rn(s.dmin, byte_float(r.sm[kt], b + 1));
   }
   PFX_HD static void load(Decode& d, const Raw& r, int kt) { d.q = r.q[kt]; }
 };
@@ -92,9 +105,17 @@ PFX_HD_UNROLL
     r.d = ldg_ro(reinterpret_cast<const uint16_t*>(scales + 1024 + 2 * row));
     return r;
   }
-  PFX_HD static void lane_scales(const Raw& r, int t, int kt, float& v0, float& v1) {
-    const uint32_t w = kt == 0 ? r.sc.x : kt == 1 ? r.sc.y : kt == 2 ? r.sc.z : r.sc.w;
-    Decode::lane_scales_of(w, r.d, t, v0, v1);
+  // d·2^131 of the lane's row half. d·2^131·sc is the decoder's (d·2^66·sc)·2^65 bit for bit: every
+  // product is exact while d is in the repack's range (|d| < 2^-10, |sc| <= 128: below 2^128).
+  struct Scales {
+    float d131;
+  };
+  PFX_HD static Scales scales_of(const Raw& r) { return {fmul_rn(fmul_rn(half_bits_to_float(r.d), 0x1p66f), 0x1p65f)}; }
+  PFX_HD static void lane_scales(const Raw& r, const Scales& s, int t, int kt, float& v0, float& v1) {
+    const uint32_t w = (kt == 0 ? r.sc.x : kt == 1 ? r.sc.y : kt == 2 ? r.sc.z : r.sc.w) ^ 0x80808080u;
+    const int b = 2 * (t & 1);  // the lane's two steps of the k-tile: their int8 scales
+    v0 = fmul_rn(s.d131, ws_int8_float(w, b));
+    v1 = fmul_rn(s.d131, ws_int8_float(w, b + 1));
   }
   PFX_HD static void load(Decode& d, const Raw& r, int kt) { d.lo = r.lo[kt], d.hi = r.hi[kt]; }
 };

@@ -327,8 +327,10 @@ void check_gemv_lanes(int64_t rows, int64_t cols, uint64_t seed) {
           Decode mine, ring, stage;
           for (int c = 0; c < 4; ++c) {
             float v0 = 0, v1 = 0, w0 = 0, w1 = 0, r0 = 0, r1 = 0;
-            Lane::lane_scales(raw[static_cast<size_t>((lane & ~3) | c)], (t & ~3) | c, kt, v0, v1);
-            Lane::lane_scales(staged[static_cast<size_t>((lane & ~3) | c)], (t & ~3) | c, kt, r0, r1);
+            const auto& from = raw[static_cast<size_t>((lane & ~3) | c)];
+            const auto& from_ring = staged[static_cast<size_t>((lane & ~3) | c)];
+            Lane::lane_scales(from, Lane::scales_of(from), (t & ~3) | c, kt, v0, v1);
+            Lane::lane_scales(from_ring, Lane::scales_of(from_ring), (t & ~3) | c, kt, r0, r1);
             Decode::lane_scales(sc, (t & ~3) | c, kt, w0, w1);
             mine.set_scale(c, v0, v1);
             ring.set_scale(c, r0, r1);
@@ -358,6 +360,50 @@ void check_gemv_lanes(int64_t rows, int64_t cols, uint64_t seed) {
 
 TEST(GemvWsLane, Q4KLanesDecodeAsTheFusedGemmsConsumers) { check_gemv_lanes<kWsQ4K>(320, 768, 41); }
 TEST(GemvWsLane, Q6KLanesDecodeAsTheFusedGemmsConsumers) { check_gemv_lanes<kWsQ6K>(320, 768, 42); }
+
+// The mat-vec's scale shares (d times the decoder's power of two once per group, then one multiply
+// per k-tile) against the fused GEMM decoder's lane_scales_of, bit for bit, for every d the repack
+// takes (ws_scale_in_range: both signs, zeros, subnormals, the range's edge) and every scale byte.
+TEST(GemvWsLane, GroupScalesEqualTheDecodersOverTheWholeRange) {
+  int64_t bad = 0, checked = 0;
+  const auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (uint32_t d = 0; d < 0x10000u; ++d) {
+    if (ws_scale_in_range(kWsQ4K, d)) {
+      for (uint32_t sc = 0; sc < 64; ++sc) {
+        const uint32_t m = (sc * 37 + d) & 63, sm = sc | (m << 8) | ((63 - sc) << 16) | (m << 24);
+        GemvWsLane<kWsQ4K>::Raw r{};
+        r.dd = d | (((d * 7919u) & 0x7FFFu) << 16);  // dmin: any finite value
+        r.sm[1] = sm;
+        for (int t = 0; t < 4; ++t, ++checked) {
+          float v0, v1, w0, w1;
+          GemvWsLane<kWsQ4K>::lane_scales(r, GemvWsLane<kWsQ4K>::scales_of(r), t, 1, v0, v1);
+          WsDecodeQ4K::lane_scales_of(r.dd, sm, t, w0, w1);
+          if ((!same(v0, w0) || !same(v1, w1)) && ++bad <= 8)
+            ADD_FAILURE() << "q4_K d 0x" << std::hex << d << " sm 0x" << sm << std::dec << " t " << t << ": " << v0
+                          << ", " << v1 << " vs " << w0 << ", " << w1;
+        }
+      }
+    }
+    if (ws_scale_in_range(kWsQ6K, d)) {
+      for (uint32_t sc = 0; sc < 256; ++sc) {
+        const uint32_t sc4 = sc | ((255 - sc) << 8) | (((sc * 73) & 255) << 16) | ((sc ^ 0x80) << 24);
+        GemvWsLane<kWsQ6K>::Raw r{};
+        r.d = d;
+        r.sc.z = sc4;
+        for (int t = 0; t < 4; ++t, ++checked) {
+          float v0, v1, w0, w1;
+          GemvWsLane<kWsQ6K>::lane_scales(r, GemvWsLane<kWsQ6K>::scales_of(r), t, 2, v0, v1);
+          WsDecodeQ6K::lane_scales_of(sc4, d, t, w0, w1);
+          if ((!same(v0, w0) || !same(v1, w1)) && ++bad <= 8)
+            ADD_FAILURE() << "q6_K d 0x" << std::hex << d << " sc4 0x" << sc4 << std::dec << " t " << t << ": " << v0
+                          << ", " << v1 << " vs " << w0 << ", " << w1;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(checked, 4 * (2 * 0x2001 * 64 + 2 * 0x1400 * 256));
+}
 
 TEST(GemvWsLane, TileAddressing) {
   // n0 = 128·pair + 64·panel + 16·w: the pair's chunks, the panel, consumer thread 32w.
