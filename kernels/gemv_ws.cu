@@ -34,22 +34,57 @@ namespace pfx::kernels::dev {
 
 namespace {
 
-// K-tile kt of a lane's group (raw: its loads, scales: Lane::scales_of(raw)): the quad's scales
-// exchanged by shuffles, the four k16 steps' A fragments from the fused GEMM's decoder, and the B
-// fragments at the same k from xk = the group's activations of the lane's token (k 16s + 2tq (+1)
-// and + 8: the natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there): their
-// B columns only make D columns that no epilogue reads (an MMA keeps its columns apart), and an
-// unconditional load saves the zeroing and predication of eight loads per k-tile.
+// A warp's exchange of its quads' scale shares, one k-group at a time, through shared memory: each
+// lane stores its (v0, v1) of the group's four k-tiles (Lane::lane_scales), __syncwarp, and each
+// lane reads its quad's four pairs of a k-tile as two 16-byte loads (a quad's lanes read the same
+// address). 4 stores and 8 loads per group where shuffles took 32 (two per lane pair and k-tile),
+// the same values. Two buffers by group parity: a lane writes group i + 1's only after the
+// __syncwarp of group i, which every lane reaches after its writes of group i and before reading
+// them; it writes group i + 2's, into i's buffer, only after group i + 1's __syncwarp, which every
+// lane reaches after its last read of group i. Layout [parity][k-tile][lane] (lane = 4·quad + c):
+// the stores are conflict-free, a quad's pairs of a k-tile 32 contiguous bytes.
+struct GemvWsScaleShare {
+  static constexpr int kTiles = 4;  // k-tiles per group (q4_K and q6_K: publish checks)
+  static constexpr int kBytesPerWarp = 2 * kTiles * 32 * static_cast<int>(sizeof(float2));
+  float2* warp_buffers;  // this warp's kBytesPerWarp
+
+  template <class Lane>
+  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, int t, int lane, int parity) const {
+    static_assert(Lane::L::kTiles == kTiles);
+    const typename Lane::Scales scales = Lane::scales_of(raw);
+    float2* const out = warp_buffers + parity * (kTiles * 32) + lane;
+#pragma unroll
+    for (int kt = 0; kt < kTiles; ++kt) {
+      float v0, v1;
+      Lane::lane_scales(raw, scales, t, kt, v0, v1);
+      out[32 * kt] = make_float2(v0, v1);
+    }
+    __syncwarp();
+  }
+  // The four lanes' pairs of the quad at quad0 for k-tile kt, as Decode::set_scale takes them.
+  template <class Decode>
+  __device__ __forceinline__ void read(int parity, int kt, int quad0, Decode& dec) const {
+    const float4* q = reinterpret_cast<const float4*>(warp_buffers + parity * (kTiles * 32) + 32 * kt + quad0);
+    const float4 p01 = q[0], p23 = q[1];
+    dec.set_scale(0, p01.x, p01.y);
+    dec.set_scale(1, p01.z, p01.w);
+    dec.set_scale(2, p23.x, p23.y);
+    dec.set_scale(3, p23.z, p23.w);
+  }
+};
+
+// K-tile kt of a lane's group (raw: its loads, published to `share` at `parity`): the quad's
+// scales, the four k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the
+// same k from xk = the group's activations of the lane's token (k 16s + 2tq (+1) and + 8: the
+// natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there): their B columns
+// only make D columns that no epilogue reads (an MMA keeps its columns apart), and an unconditional
+// load saves the zeroing and predication of eight loads per k-tile.
 template <class Lane>
-__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const typename Lane::Scales& scales,
-                                                  int t, int kt, int quad0, const uint16_t* xk, uint32_t (&a)[4][4],
+__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const GemvWsScaleShare& share,
+                                                  int parity, int kt, int quad0, const uint16_t* xk, uint32_t (&a)[4][4],
                                                   uint32_t (&b)[4][2]) {
   typename Lane::Decode dec;
-  float v0, v1;
-  Lane::lane_scales(raw, scales, t, kt, v0, v1);
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-    dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v0, quad0 | c), __shfl_sync(0xFFFFFFFFu, v1, quad0 | c));
+  share.read(parity, kt, quad0, dec);
   Lane::load(dec, raw, kt);
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
@@ -66,12 +101,14 @@ template <int kType, int kT, int kChains>
 __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __grid_constant__ GemvJob job) {
   using Lane = GemvWsLane<kType>;
   using L = typename Lane::L;
+  extern __shared__ __align__(16) uint8_t scale_buffers[];  // GemvWsScaleShare's, warp after warp
   __shared__ float4 partial[kGemvWsMaxWarps][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
   pdl_launch_dependents();
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
+  const GemvWsScaleShare share{reinterpret_cast<float2*>(scale_buffers + warp * GemvWsScaleShare::kBytesPerWarp)};
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);  // one tile per block: the grid is the job's tiles
@@ -88,18 +125,18 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
   float acc[kChains][4] = {};
 #pragma unroll 1
-  for (int gi = warp; gi < groups; gi += warps) {
+  for (int gi = warp, parity = 0; gi < groups; gi += warps, parity ^= 1) {
     const typename Lane::Raw cur = raw;
     if (gi + warps < groups) {  // warp-uniform: the next group's loads in flight during this one
       raw = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
       if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
     }
     const uint16_t* const xk = xg + L::kGroupK * gi;
-    const typename Lane::Scales scales = Lane::scales_of(cur);
+    share.publish<Lane>(cur, t, lane, parity);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, scales, t, kt, quad0, xk, a, b);
+      gemv_ws_fragments<Lane>(cur, share, parity, kt, quad0, xk, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
@@ -133,11 +170,12 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   using Lane = GemvWsLane<kType>;
   using Stage = GemvWsStage<kType>;
   using L = typename Lane::L;
-  extern __shared__ __align__(16) uint8_t ring[];
+  extern __shared__ __align__(16) uint8_t ring[];  // kStages stages, then the GemvWsScaleShare buffers
   __shared__ float4 partial[1][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;
   pdl_launch_dependents();
   const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
+  const GemvWsScaleShare share{reinterpret_cast<float2*>(ring + kStages * Stage::kBytes)};
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);
@@ -173,11 +211,11 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   for (int i = 0; i < groups; ++i) {
     cp_async_wait<kStages - 1>();  // this lane's copies of group i
     const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-    const typename Lane::Scales scales = Lane::scales_of(cur);
+    share.publish<Lane>(cur, t, lane, i & 1);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, scales, t, kt, quad0, xg + L::kGroupK * i, a, b);
+      gemv_ws_fragments<Lane>(cur, share, i & 1, kt, quad0, xg + L::kGroupK * i, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, a[s], b[s][0], b[s][1]);
     }
@@ -199,15 +237,20 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
 template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
   static const std::string name = template_id("k_gemv_ws", kType, kT, kChains);
-  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, 0);
+  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, kGemvWsMaxWarps * GemvWsScaleShare::kBytesPerWarp);
 }
 template <int kType, int kT, int kChains>
 inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
 
+template <int kType, int kStages>
+constexpr int gemv_ws_chain_smem() {
+  return kStages * GemvWsStage<kType>::kBytes + GemvWsScaleShare::kBytesPerWarp;
+}
+
 template <int kType, int kT, int kStages>
 bool register_gemv_ws_chain_launch_info() {
   static const std::string name = template_id("k_gemv_ws_chain", kType, kT, kStages);
-  return register_gemm_family_launch_info(name, 32, kStages * GemvWsStage<kType>::kBytes);
+  return register_gemm_family_launch_info(name, 32, gemv_ws_chain_smem<kType, kStages>());
 }
 template <int kType, int kT, int kStages>
 inline const bool gemv_ws_chain_launch_info_registered = register_gemv_ws_chain_launch_info<kType, kT, kStages>();
@@ -215,7 +258,7 @@ inline const bool gemv_ws_chain_launch_info_registered = register_gemv_ws_chain_
 template <int kType, int kT, int kStages>
 void launch_gemv_ws_chain(const GemvJob& job, cudaStream_t stream) {
   (void)gemv_ws_chain_launch_info_registered<kType, kT, kStages>;
-  constexpr int kSmem = kStages * GemvWsStage<kType>::kBytes;
+  constexpr int kSmem = gemv_ws_chain_smem<kType, kStages>();
   static const bool attributes_set = [] {
     CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws_chain<kType, kT, kStages>),
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
@@ -235,14 +278,15 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
     return launch_gemv_ws_chain<kType, kT, 8>(job, stream);
   if (warps == kGemvWsChainShallow) return launch_gemv_ws_chain<kType, 1, 4>(job, stream);
   const dim3 grid(static_cast<unsigned>(job.tiles)), block(static_cast<unsigned>(32 * warps));
+  const int smem = warps * GemvWsScaleShare::kBytesPerWarp;  // at most 32 KB: no attribute needed
   // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
   // its register budget (ptxas: 16 bytes of spills at T = 7).
   if (kT > 1) {
     (void)gemv_ws_launch_info_registered<kType, kT, 1>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, 0, stream, job);
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, smem, stream, job);
   } else {
     (void)gemv_ws_launch_info_registered<kType, 1, 2>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2>, grid, block, 0, stream, job);
+    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2>, grid, block, smem, stream, job);
   }
   CUDA_CHECK_LAUNCH();
 }
