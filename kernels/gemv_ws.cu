@@ -4,15 +4,18 @@
 // A block owns one 16-row tile of one part of a GemvJob (kernels/gemm_fast_gemv_job.cuh, whose
 // parts here point at repacked matrices): its warps split the row's k-groups, each lane loading
 // its group's quants and scales straight from global memory into registers a group ahead of use
-// (kernels/gemv_ws_lane.cuh) and its B fragments (the activations at the fragment's natural k)
-// from global memory, L1-resident after the first touch; per k-tile the quad's scales are
-// exchanged by shuffles and the fused GEMM's decoder (WsDecode*) turns each k16 step into an
-// mma.sync m16n8k16 A fragment. The tile's epilogue is the direct kernel's
+// (kernels/gemv_ws_lane.cuh); per group the lanes share their quads' scales and (T = 1) the
+// group's activations through shared memory (GemvWsShare), at T > 1 each lane loads its B
+// fragments (the activations at the fragment's natural k) from global memory, L1-resident after
+// the first touch; the fused GEMM's decoder (WsDecode*) turns each k16 step into an mma.sync
+// m16n8k16 A fragment. The tile's epilogue is the direct kernel's
 // (kernels/gemm_fast_gemv_epilogue.cuh): partials added in warp order, then stored plain,
 // accumulated, as rotated heads, or (an interleaved SwiGLU repack) as silu(gate)·up.
 //
 // As k_gemv_direct, the kernel is a programmatic dependent (launch_pdl): its blocks fetch their
 // first group's weights before pdl_wait, and read X or touch Y only after it.
+// (Instructions are what the split kernel spends: ~4.8 per weight at the gate/up shape, at 63%
+// issue with warps waiting to be selected, session 19's ncu; hence the wide shared-memory loads.)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -34,64 +37,96 @@ namespace pfx::kernels::dev {
 
 namespace {
 
-// A warp's exchange of its quads' scale shares, one k-group at a time, through shared memory: each
-// lane stores its (v0, v1) of the group's four k-tiles (Lane::lane_scales), __syncwarp, and each
-// lane reads its quad's four pairs of a k-tile as two 16-byte loads (a quad's lanes read the same
-// address). 4 stores and 8 loads per group where shuffles took 32 (two per lane pair and k-tile),
-// the same values. Two buffers by group parity: a lane writes group i + 1's only after the
-// __syncwarp of group i, which every lane reaches after its writes of group i and before reading
-// them; it writes group i + 2's, into i's buffer, only after group i + 1's __syncwarp, which every
-// lane reaches after its last read of group i. Layout [parity][k-tile][lane] (lane = 4·quad + c):
-// the stores are conflict-free, a quad's pairs of a k-tile 32 contiguous bytes.
-struct GemvWsScaleShare {
+// What a warp's lanes share of one k-group, through shared memory, so that each lane loads a few
+// wide words instead of many narrow ones: the same values as shuffles or per-lane loads, fewer
+// instructions (the split kernel is near the issue limit: ~4.8 instructions per weight, session 19).
+// Each lane stores its part of group i into buffer i % 2 (publish), __syncwarp, and reads the
+// warp's. Two buffers: a lane writes group i + 1's only after group i's __syncwarp, which every
+// lane reaches after its writes of group i and before its reads of them; it writes group i + 2's,
+// into i's buffer, only after group i + 1's __syncwarp, which every lane reaches after its last
+// read of group i.
+// - The quads' scale shares: each lane's (v0, v1) of the four k-tiles (Lane::lane_scales), [parity]
+//   [k-tile][lane]; a quad's four pairs of a k-tile are then two 16-byte loads (a quad's lanes read
+//   one address). 4 stores and 8 loads per group where shuffles took 32.
+// - kStageX (T = 1): the group's 256 activations of token 0 (one 16-byte load per lane, a group
+//   ahead), [parity][k-tile][chunk ^ 2·k-tile][4 words], chunk 2tq + s/2 holding lane tq's B words
+//   of steps s, s + 1 (k words 8s + tq, 8s + 4 + tq: the natural B fragment); the B fragments of a
+//   k-tile are then two 16-byte loads: 1 + 4 + 8 instructions per group where global loads took 32.
+//   (The swizzle makes both the stores and the loads conflict-free.)
+template <bool kStageX>
+struct GemvWsShare {
   static constexpr int kTiles = 4;  // k-tiles per group (q4_K and q6_K: publish checks)
-  static constexpr int kBytesPerWarp = 2 * kTiles * 32 * static_cast<int>(sizeof(float2));
-  float2* warp_buffers;  // this warp's kBytesPerWarp
+  static constexpr int kScaleBytes = kTiles * 32 * static_cast<int>(sizeof(float2));  // per buffer
+  static constexpr int kXBytes = kStageX ? kTiles * 32 * 4 : 0;
+  static constexpr int kBytesPerWarp = 2 * (kScaleBytes + kXBytes);
+  uint8_t* warp_buffers;  // this warp's kBytesPerWarp: [parity][scales, activations]
 
+  __device__ __forceinline__ uint8_t* buffer(int parity) const { return warp_buffers + parity * (kScaleBytes + kXBytes); }
+  // x4: words 4·lane .. + 3 of the group's activations (kStageX; ignored otherwise).
   template <class Lane>
-  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, int t, int lane, int parity) const {
+  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, uint4 x4, int t, int lane, int parity) const {
     static_assert(Lane::L::kTiles == kTiles);
     const typename Lane::Scales scales = Lane::scales_of(raw);
-    float2* const out = warp_buffers + parity * (kTiles * 32) + lane;
+    float2* const out = reinterpret_cast<float2*>(buffer(parity)) + lane;
 #pragma unroll
     for (int kt = 0; kt < kTiles; ++kt) {
       float v0, v1;
       Lane::lane_scales(raw, scales, t, kt, v0, v1);
       out[32 * kt] = make_float2(v0, v1);
     }
+    if constexpr (kStageX) {
+      // Lane's words: k-tile kt, step s, half hi (+4 words), lanes tq = 0..3 (one per word).
+      const int kt = lane >> 3, s = (lane & 7) >> 1, hi = lane & 1;
+      uint32_t* const x = reinterpret_cast<uint32_t*>(buffer(parity) + kScaleBytes) + 32 * kt + 2 * (s & 1) + hi;
+      const uint32_t w[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+      for (int tq = 0; tq < 4; ++tq) x[4 * ((2 * tq + (s >> 1)) ^ (2 * kt))] = w[tq];
+    }
     __syncwarp();
   }
   // The four lanes' pairs of the quad at quad0 for k-tile kt, as Decode::set_scale takes them.
   template <class Decode>
-  __device__ __forceinline__ void read(int parity, int kt, int quad0, Decode& dec) const {
-    const float4* q = reinterpret_cast<const float4*>(warp_buffers + parity * (kTiles * 32) + 32 * kt + quad0);
+  __device__ __forceinline__ void read_scales(int parity, int kt, int quad0, Decode& dec) const {
+    const float4* q = reinterpret_cast<const float4*>(reinterpret_cast<const float2*>(buffer(parity)) + 32 * kt + quad0);
     const float4 p01 = q[0], p23 = q[1];
     dec.set_scale(0, p01.x, p01.y);
     dec.set_scale(1, p01.z, p01.w);
     dec.set_scale(2, p23.x, p23.y);
     dec.set_scale(3, p23.z, p23.w);
   }
+  // kStageX: lane tq's B fragments of k-tile kt.
+  __device__ __forceinline__ void read_b(int parity, int kt, int tq, uint32_t (&b)[4][2]) const {
+    const uint4* x = reinterpret_cast<const uint4*>(buffer(parity) + kScaleBytes) + 8 * kt;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const uint4 c = x[(2 * tq + half) ^ (2 * kt)];
+      b[2 * half][0] = c.x, b[2 * half][1] = c.y, b[2 * half + 1][0] = c.z, b[2 * half + 1][1] = c.w;
+    }
+  }
 };
 
 // K-tile kt of a lane's group (raw: its loads, published to `share` at `parity`): the quad's
 // scales, the four k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the
-// same k from xk = the group's activations of the lane's token (k 16s + 2tq (+1) and + 8: the
-// natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there): their B columns
-// only make D columns that no epilogue reads (an MMA keeps its columns apart), and an unconditional
-// load saves the zeroing and predication of eight loads per k-tile.
-template <class Lane>
-__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const GemvWsScaleShare& share,
-                                                  int parity, int kt, int quad0, const uint16_t* xk, uint32_t (&a)[4][4],
-                                                  uint32_t (&b)[4][2]) {
+// same k: staged (kStageX) or from xk = the group's activations of the lane's token (k 16s + 2tq
+// (+1) and + 8: the natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there,
+// and the staged ones are token 0's): their B columns only make D columns that no epilogue reads
+// (an MMA keeps its columns apart), and unconditional loads save the zeroing and predication.
+template <class Lane, bool kStageX>
+__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const GemvWsShare<kStageX>& share,
+                                                  int parity, int kt, int quad0, int tq, const uint16_t* xk,
+                                                  uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
   typename Lane::Decode dec;
-  share.read(parity, kt, quad0, dec);
+  share.read_scales(parity, kt, quad0, dec);
   Lane::load(dec, raw, kt);
+  if constexpr (kStageX) share.read_b(parity, kt, tq, b);
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
     dec.step(s, a[s]);
-    const uint16_t* xs = xk + 64 * kt + 16 * s;
-    b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
-    b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
+    if constexpr (!kStageX) {
+      const uint16_t* xs = xk + 64 * kt + 16 * s;
+      b[s][0] = ldg_ro(reinterpret_cast<const uint32_t*>(xs));
+      b[s][1] = ldg_ro(reinterpret_cast<const uint32_t*>(xs + 8));
+    }
   }
 }
 
@@ -101,14 +136,16 @@ template <int kType, int kT, int kChains>
 __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __grid_constant__ GemvJob job) {
   using Lane = GemvWsLane<kType>;
   using L = typename Lane::L;
-  extern __shared__ __align__(16) uint8_t scale_buffers[];  // GemvWsScaleShare's, warp after warp
+  constexpr bool kStageX = kT == 1;
+  using Share = GemvWsShare<kStageX>;
+  extern __shared__ __align__(16) uint8_t share_buffers[];  // Share's, warp after warp
   __shared__ float4 partial[kGemvWsMaxWarps][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;  // the tile's cos/sin and position, or old outputs
   pdl_launch_dependents();
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
-  const GemvWsScaleShare share{reinterpret_cast<float2*>(scale_buffers + warp * GemvWsScaleShare::kBytesPerWarp)};
+  const Share share{share_buffers + warp * Share::kBytesPerWarp};
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);  // one tile per block: the grid is the job's tiles
@@ -123,20 +160,27 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
 
   // Lanes of tokens g >= kT read token 0 (gemv_ws_fragments): D columns that are never stored.
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
+  // kStageX: the lane's 16 bytes of a group's activations (Share::publish), a group ahead.
+  const auto x_words = [&](int gi) { return ldg_ro(reinterpret_cast<const uint4*>(job.x + L::kGroupK * gi) + lane); };
+  uint4 x_next{};
+  if constexpr (kStageX)
+    if (warp < groups) x_next = x_words(warp);
   float acc[kChains][4] = {};
 #pragma unroll 1
   for (int gi = warp, parity = 0; gi < groups; gi += warps, parity ^= 1) {
     const typename Lane::Raw cur = raw;
+    const uint4 x_cur = x_next;
     if (gi + warps < groups) {  // warp-uniform: the next group's loads in flight during this one
       raw = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
-      if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
+      if constexpr (kStageX) x_next = x_words(gi + warps);
+      else if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
     }
     const uint16_t* const xk = xg + L::kGroupK * gi;
-    share.publish<Lane>(cur, t, lane, parity);
+    share.template publish<Lane>(cur, x_cur, t, lane, parity);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, share, parity, kt, quad0, xk, a, b);
+      gemv_ws_fragments<Lane>(cur, share, parity, kt, quad0, tq, xk, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
@@ -170,12 +214,12 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   using Lane = GemvWsLane<kType>;
   using Stage = GemvWsStage<kType>;
   using L = typename Lane::L;
-  extern __shared__ __align__(16) uint8_t ring[];  // kStages stages, then the GemvWsScaleShare buffers
+  extern __shared__ __align__(16) uint8_t ring[];  // kStages stages, then the GemvWsShare buffers
   __shared__ float4 partial[1][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;
   pdl_launch_dependents();
   const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
-  const GemvWsScaleShare share{reinterpret_cast<float2*>(ring + kStages * Stage::kBytes)};
+  const GemvWsShare<false> share{ring + kStages * Stage::kBytes};
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);
@@ -211,11 +255,11 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   for (int i = 0; i < groups; ++i) {
     cp_async_wait<kStages - 1>();  // this lane's copies of group i
     const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-    share.publish<Lane>(cur, t, lane, i & 1);
+    share.publish<Lane>(cur, uint4{}, t, lane, i & 1);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, share, i & 1, kt, quad0, xg + L::kGroupK * i, a, b);
+      gemv_ws_fragments<Lane>(cur, share, i & 1, kt, quad0, tq, xg + L::kGroupK * i, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, a[s], b[s][0], b[s][1]);
     }
@@ -237,14 +281,14 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
 template <int kType, int kT, int kChains>
 bool register_gemv_ws_launch_info() {
   static const std::string name = template_id("k_gemv_ws", kType, kT, kChains);
-  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, kGemvWsMaxWarps * GemvWsScaleShare::kBytesPerWarp);
+  return register_gemm_family_launch_info(name, 32 * kGemvWsMaxWarps, kGemvWsMaxWarps * GemvWsShare<kT == 1>::kBytesPerWarp);
 }
 template <int kType, int kT, int kChains>
 inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
 
 template <int kType, int kStages>
 constexpr int gemv_ws_chain_smem() {
-  return kStages * GemvWsStage<kType>::kBytes + GemvWsScaleShare::kBytesPerWarp;
+  return kStages * GemvWsStage<kType>::kBytes + GemvWsShare<false>::kBytesPerWarp;
 }
 
 template <int kType, int kT, int kStages>
@@ -278,7 +322,7 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
     return launch_gemv_ws_chain<kType, kT, 8>(job, stream);
   if (warps == kGemvWsChainShallow) return launch_gemv_ws_chain<kType, 1, 4>(job, stream);
   const dim3 grid(static_cast<unsigned>(job.tiles)), block(static_cast<unsigned>(32 * warps));
-  const int smem = warps * GemvWsScaleShare::kBytesPerWarp;  // at most 32 KB: no attribute needed
+  const int smem = warps * GemvWsShare<kT == 1>::kBytesPerWarp;  // at most 48 KB: no attribute needed
   // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
   // its register budget (ptxas: 16 bytes of spills at T = 7).
   if (kT > 1) {
