@@ -10,7 +10,8 @@
 // several weight sets whose total exceeds 3x the 50 MB L2 (no launch finds its weights in L2), one
 // event pair around kBatch launches; the median of --reps such batches. GB/s = the weight bytes
 // one launch reads / its time.
-//   gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--csv FILE]
+//   gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--ws-only] [--csv FILE]
+// --ws-only: only the kernels on the repack (ws_*), for A/B runs of those.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -42,6 +43,7 @@ struct Options {
   std::vector<int64_t> Ts{1, 8};
   std::vector<uint32_t> types{test::kQ4K, test::kQ5K, test::kQ6K, test::kQ8_0};
   std::string csv;
+  bool ws_only = false;
 };
 
 // Weight sets of one shape on the device (rotated through so that no launch hits L2).
@@ -140,8 +142,10 @@ int run(int argc, char** argv) {
       for (const auto& t : split(argv[++i])) o.types.push_back(type_of(t));
     } else if (a == "--csv" && i + 1 < argc) {
       o.csv = argv[++i];
+    } else if (a == "--ws-only") {
+      o.ws_only = true;
     } else {
-      std::fprintf(stderr, "usage: gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--csv FILE]\n");
+      std::fprintf(stderr, "usage: gemv_bench [--reps N] [--T 1,8] [--types q4_K,q5_K,q6_K,q8_0] [--ws-only] [--csv FILE]\n");
       return 2;
     }
   }
@@ -160,8 +164,11 @@ int run(int argc, char** argv) {
       CUDA_CHECK(cudaMalloc(&x, xh.size() * 2));
       CUDA_CHECK(cudaMemcpy(x, xh.data(), xh.size() * 2, cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMalloc(&y, static_cast<size_t>(kGemvMaxT * N) * 4));
-      std::vector<GemvKernel> kernels = gemv_fast_kernels(type);
-      kernels.push_back(GemvKernel::Auto);
+      std::vector<GemvKernel> kernels;
+      if (!o.ws_only) {
+        kernels = gemv_fast_kernels(type);
+        kernels.push_back(GemvKernel::Auto);
+      }
       const auto time = [&](int64_t T, const std::string& name, const auto& launch) {
         const double us = median_us_per_launch(stream, o.reps, launch);
         const Result r{test::type_name(type), T, N, K, name, us, w.bytes() / (us * 1e-6) / 1e9};
