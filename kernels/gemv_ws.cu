@@ -38,8 +38,7 @@ namespace pfx::kernels::dev {
 namespace {
 
 // What a warp's lanes share of one k-group, through shared memory, so that each lane loads a few
-// wide words instead of many narrow ones: the same values as shuffles or per-lane loads, fewer
-// instructions (the split kernel is near the issue limit: ~4.8 instructions per weight, session 19).
+// wide words instead of many narrow ones: the same values as shuffles or per-lane loads.
 // Each lane stores its part of group i into buffer i % 2 (publish), __syncwarp, and reads the
 // warp's. Two buffers: a lane writes group i + 1's only after group i's __syncwarp, which every
 // lane reaches after its writes of group i and before its reads of them; it writes group i + 2's,
@@ -49,60 +48,79 @@ namespace {
 //   [k-tile][lane]; a quad's four pairs of a k-tile are then two 16-byte loads (a quad's lanes read
 //   one address). 4 stores and 8 loads per group where shuffles took 32.
 // - kStageX (T = 1): the group's 256 activations of token 0 (one 16-byte load per lane, a group
-//   ahead), [parity][k-tile][chunk ^ 2·k-tile][4 words], chunk 2tq + s/2 holding lane tq's B words
-//   of steps s, s + 1 (k words 8s + tq, 8s + 4 + tq: the natural B fragment); the B fragments of a
-//   k-tile are then two 16-byte loads: 1 + 4 + 8 instructions per group where global loads took 32.
-//   (The swizzle makes both the stores and the loads conflict-free.)
+//   ahead), [parity][k-tile: 40 words][chunk: 4 words], chunk 2tq + s/2 holding lane tq's B words of
+//   steps s, s + 1 (k words 8s + tq, 8s + 4 + tq: the natural B fragment); the B fragments of a
+//   k-tile are then two 16-byte loads: 1 + 4 + 8 memory instructions per group where global loads
+//   took 32 (and the L1 traffic of those: tg128 1.07x, session 20). The k-tile's 8 words of
+//   padding make the stores conflict-free; the loads are (4 addresses, 8 words apart).
+// Each lane's addresses are fixed at construction; with the parity a constant (the split kernel's
+// loop is unrolled by two) every access is one instruction with an immediate offset.
 template <bool kStageX>
-struct GemvWsShare {
+class GemvWsShare {
+ public:
   static constexpr int kTiles = 4;  // k-tiles per group (q4_K and q6_K: publish checks)
   static constexpr int kScaleBytes = kTiles * 32 * static_cast<int>(sizeof(float2));  // per buffer
-  static constexpr int kXBytes = kStageX ? kTiles * 32 * 4 : 0;
-  static constexpr int kBytesPerWarp = 2 * (kScaleBytes + kXBytes);
-  uint8_t* warp_buffers;  // this warp's kBytesPerWarp: [parity][scales, activations]
+  static constexpr int kXTileWords = 40;
+  static constexpr int kXBytes = kStageX ? kTiles * kXTileWords * 4 : 0;
+  static constexpr int kBufferBytes = kScaleBytes + kXBytes;
+  static constexpr int kBytesPerWarp = 2 * kBufferBytes;
 
-  __device__ __forceinline__ uint8_t* buffer(int parity) const { return warp_buffers + parity * (kScaleBytes + kXBytes); }
+  // warp_buffers: this warp's kBytesPerWarp ([parity][scales, activations]), 16-byte aligned.
+  __device__ __forceinline__ GemvWsShare(uint8_t* warp_buffers, int lane)
+      : scale_out_(warp_buffers + 8 * lane),
+        scale_in_(warp_buffers + 8 * (lane & ~3)),
+        x_out_(warp_buffers + kScaleBytes + 4 * x_store_word(lane)),
+        x_in_(warp_buffers + kScaleBytes + 32 * (lane & 3)) {}
+
   // x4: words 4·lane .. + 3 of the group's activations (kStageX; ignored otherwise).
   template <class Lane>
-  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, uint4 x4, int t, int lane, int parity) const {
+  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, uint4 x4, int t, int parity) const {
     static_assert(Lane::L::kTiles == kTiles);
     const typename Lane::Scales scales = Lane::scales_of(raw);
-    float2* const out = reinterpret_cast<float2*>(buffer(parity)) + lane;
+    uint8_t* const out = scale_out_ + parity * kBufferBytes;
 #pragma unroll
     for (int kt = 0; kt < kTiles; ++kt) {
       float v0, v1;
       Lane::lane_scales(raw, scales, t, kt, v0, v1);
-      out[32 * kt] = make_float2(v0, v1);
+      *reinterpret_cast<float2*>(out + 256 * kt) = make_float2(v0, v1);
     }
     if constexpr (kStageX) {
-      // Lane's words: k-tile kt, step s, half hi (+4 words), lanes tq = 0..3 (one per word).
-      const int kt = lane >> 3, s = (lane & 7) >> 1, hi = lane & 1;
-      uint32_t* const x = reinterpret_cast<uint32_t*>(buffer(parity) + kScaleBytes) + 32 * kt + 2 * (s & 1) + hi;
-      const uint32_t w[4] = {x4.x, x4.y, x4.z, x4.w};
-#pragma unroll
-      for (int tq = 0; tq < 4; ++tq) x[4 * ((2 * tq + (s >> 1)) ^ (2 * kt))] = w[tq];
+      uint32_t* const x = reinterpret_cast<uint32_t*>(x_out_ + parity * kBufferBytes);
+      x[0] = x4.x, x[8] = x4.y, x[16] = x4.z, x[24] = x4.w;  // chunks 2tq + s/2, tq = 0..3
     }
     __syncwarp();
   }
-  // The four lanes' pairs of the quad at quad0 for k-tile kt, as Decode::set_scale takes them.
+  // The four lanes' pairs of the lane's quad for k-tile kt, as Decode::set_scale takes them.
   template <class Decode>
-  __device__ __forceinline__ void read_scales(int parity, int kt, int quad0, Decode& dec) const {
-    const float4* q = reinterpret_cast<const float4*>(reinterpret_cast<const float2*>(buffer(parity)) + 32 * kt + quad0);
+  __device__ __forceinline__ void read_scales(int parity, int kt, Decode& dec) const {
+    const float4* q = reinterpret_cast<const float4*>(scale_in_ + parity * kBufferBytes + 256 * kt);
     const float4 p01 = q[0], p23 = q[1];
     dec.set_scale(0, p01.x, p01.y);
     dec.set_scale(1, p01.z, p01.w);
     dec.set_scale(2, p23.x, p23.y);
     dec.set_scale(3, p23.z, p23.w);
   }
-  // kStageX: lane tq's B fragments of k-tile kt.
-  __device__ __forceinline__ void read_b(int parity, int kt, int tq, uint32_t (&b)[4][2]) const {
-    const uint4* x = reinterpret_cast<const uint4*>(buffer(parity) + kScaleBytes) + 8 * kt;
+  // kStageX: the lane's B fragments of k-tile kt.
+  __device__ __forceinline__ void read_b(int parity, int kt, uint32_t (&b)[4][2]) const {
+    const uint4* x = reinterpret_cast<const uint4*>(x_in_ + parity * kBufferBytes + 4 * kXTileWords * kt);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const uint4 c = x[(2 * tq + half) ^ (2 * kt)];
+      const uint4 c = x[half];
       b[2 * half][0] = c.x, b[2 * half][1] = c.y, b[2 * half + 1][0] = c.z, b[2 * half + 1][1] = c.w;
     }
   }
+
+ private:
+  // The word of the lane's first store: its 16 loaded bytes are k-tile lane / 8, step s =
+  // (lane % 8) / 2, half lane % 2 (+4 words), of tq = 0..3 (k word 8s + 4·half + tq of the tile).
+  __device__ __forceinline__ static int x_store_word(int lane) {
+    const int kt = lane >> 3, s = (lane & 7) >> 1, hi = lane & 1;
+    return kXTileWords * kt + 4 * (s >> 1) + 2 * (s & 1) + hi;
+  }
+  uint8_t* scale_out_;
+  const uint8_t* scale_in_;
+  uint8_t* x_out_;
+  const uint8_t* x_in_;
 };
 
 // K-tile kt of a lane's group (raw: its loads, published to `share` at `parity`): the quad's
@@ -113,12 +131,12 @@ struct GemvWsShare {
 // (an MMA keeps its columns apart), and unconditional loads save the zeroing and predication.
 template <class Lane, bool kStageX>
 __device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const GemvWsShare<kStageX>& share,
-                                                  int parity, int kt, int quad0, int tq, const uint16_t* xk,
-                                                  uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
+                                                  int parity, int kt, const uint16_t* xk, uint32_t (&a)[4][4],
+                                                  uint32_t (&b)[4][2]) {
   typename Lane::Decode dec;
-  share.read_scales(parity, kt, quad0, dec);
+  share.read_scales(parity, kt, dec);
   Lane::load(dec, raw, kt);
-  if constexpr (kStageX) share.read_b(parity, kt, tq, b);
+  if constexpr (kStageX) share.read_b(parity, kt, b);
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
     dec.step(s, a[s]);
@@ -144,8 +162,8 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   pdl_launch_dependents();
   const int warps = static_cast<int>(blockDim.x) >> 5;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
-  const int g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
-  const Share share{share_buffers + warp * Share::kBytesPerWarp};
+  const int g = lane >> 2, tq = lane & 3;
+  const Share share(share_buffers + warp * Share::kBytesPerWarp, lane);
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);  // one tile per block: the grid is the job's tiles
@@ -153,37 +171,41 @@ __global__ void __launch_bounds__(32 * kGemvWsMaxWarps, 1) k_gemv_ws(const __gri
   const GemvWsTile tile = gemv_ws_tile<L>(job.part[at.part].w, groups, at.n0);
   const int t = tile.t0 + lane;  // the consumer thread of the fused GEMM whose fragments this lane takes
 
-  typename Lane::Raw raw{};
-  if (warp < groups) raw = Lane::fetch(tile.pair_chunks + warp * kGroupBytes, tile.panel, t);
+  // Two register sets, by the parity of the warp's group count so far: group i's loads land in set
+  // i % 2 while group i - 1 is decoded from the other (so no copies between them).
+  typename Lane::Raw raw[2] = {};
+  uint4 x_words[2] = {};  // kStageX: the lane's 16 bytes of the group's activations (Share::publish)
+  if (warp < groups) raw[0] = Lane::fetch(tile.pair_chunks + warp * kGroupBytes, tile.panel, t);
   pdl_wait();  // X and Y belong to the kernels before this one
   gemv_fetch_tile_consts<kT>(job, at, consts);
+  const auto load_x = [&](int gi) { return ldg_ro(reinterpret_cast<const uint4*>(job.x + L::kGroupK * gi) + lane); };
+  if constexpr (kStageX)
+    if (warp < groups) x_words[0] = load_x(warp);
 
   // Lanes of tokens g >= kT read token 0 (gemv_ws_fragments): D columns that are never stored.
   const uint16_t* const xg = job.x + static_cast<int64_t>(g < kT ? g : 0) * job.K + 2 * tq;
-  // kStageX: the lane's 16 bytes of a group's activations (Share::publish), a group ahead.
-  const auto x_words = [&](int gi) { return ldg_ro(reinterpret_cast<const uint4*>(job.x + L::kGroupK * gi) + lane); };
-  uint4 x_next{};
-  if constexpr (kStageX)
-    if (warp < groups) x_next = x_words(warp);
   float acc[kChains][4] = {};
-#pragma unroll 1
-  for (int gi = warp, parity = 0; gi < groups; gi += warps, parity ^= 1) {
-    const typename Lane::Raw cur = raw;
-    const uint4 x_cur = x_next;
+  // Group gi from register set and buffers kP; the warp's next group's loads into set 1 - kP.
+  const auto group = [&]<int kP>(int gi) {
     if (gi + warps < groups) {  // warp-uniform: the next group's loads in flight during this one
-      raw = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
-      if constexpr (kStageX) x_next = x_words(gi + warps);
+      raw[1 - kP] = Lane::fetch(tile.pair_chunks + (gi + warps) * kGroupBytes, tile.panel, t);
+      if constexpr (kStageX) x_words[1 - kP] = load_x(gi + warps);
       else if (g < kT) prefetch_l1(xg - 2 * tq + L::kGroupK * (gi + warps) + 64 * tq);  // its activations (4 lines)
     }
     const uint16_t* const xk = xg + L::kGroupK * gi;
-    share.template publish<Lane>(cur, x_cur, t, lane, parity);
+    share.template publish<Lane>(raw[kP], x_words[kP], t, kP);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, share, parity, kt, quad0, tq, xk, a, b);
+      gemv_ws_fragments<Lane>(raw[kP], share, kP, kt, xk, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc[kChains == 1 ? 0 : (s & 1)], a[s], b[s][0], b[s][1]);
     }
+  };
+#pragma unroll 1
+  for (int gi = warp; gi < groups; gi += 2 * warps) {
+    group.template operator()<0>(gi);
+    if (gi + warps < groups) group.template operator()<1>(gi + warps);
   }
   // acc = D fragment: rows g, g+8 × tokens 2·tq, +1 (as k_gemv_direct's).
   float4 sum = make_float4(acc[0][0], acc[0][1], acc[0][2], acc[0][3]);
@@ -218,8 +240,8 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   __shared__ float4 partial[1][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;
   pdl_launch_dependents();
-  const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3, quad0 = lane & ~3;
-  const GemvWsShare<false> share{ring + kStages * Stage::kBytes};
+  const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3;
+  const GemvWsShare<false> share(ring + kStages * Stage::kBytes, lane);
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);
@@ -255,11 +277,11 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   for (int i = 0; i < groups; ++i) {
     cp_async_wait<kStages - 1>();  // this lane's copies of group i
     const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-    share.publish<Lane>(cur, uint4{}, t, lane, i & 1);
+    share.publish<Lane>(cur, uint4{}, t, i & 1);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
-      gemv_ws_fragments<Lane>(cur, share, i & 1, kt, quad0, tq, xg + L::kGroupK * i, a, b);
+      gemv_ws_fragments<Lane>(cur, share, i & 1, kt, xg + L::kGroupK * i, a, b);
 #pragma unroll
       for (int s = 0; s < 4; ++s) mma_m16n8k16_f16_f32(acc, a[s], b[s][0], b[s][1]);
     }
@@ -322,16 +344,20 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
     return launch_gemv_ws_chain<kType, kT, 8>(job, stream);
   if (warps == kGemvWsChainShallow) return launch_gemv_ws_chain<kType, 1, 4>(job, stream);
   const dim3 grid(static_cast<unsigned>(job.tiles)), block(static_cast<unsigned>(32 * warps));
-  const int smem = warps * GemvWsShare<kT == 1>::kBytesPerWarp;  // at most 48 KB: no attribute needed
   // Two chains only for decode steps (T = 1): at T >= 2 the second chain's accumulators cost q6_K
   // its register budget (ptxas: 16 bytes of spills at T = 7).
-  if (kT > 1) {
-    (void)gemv_ws_launch_info_registered<kType, kT, 1>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, 1>, grid, block, smem, stream, job);
-  } else {
-    (void)gemv_ws_launch_info_registered<kType, 1, 2>;
-    ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, 1, 2>, grid, block, smem, stream, job);
-  }
+  constexpr int kChains = kT > 1 ? 1 : 2;
+  (void)gemv_ws_launch_info_registered<kType, kT, kChains>;
+  // The share buffers: 16 warps' at T = 1 exceed the 48 KB a launch gets without asking.
+  static const bool attributes_set = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws<kType, kT, kChains>),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kGemvWsMaxWarps * GemvWsShare<kT == 1>::kBytesPerWarp));
+    return true;
+  }();
+  (void)attributes_set;
+  ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, kChains>, grid, block,
+                                     warps * GemvWsShare<kT == 1>::kBytesPerWarp, stream, job);
   CUDA_CHECK_LAUNCH();
 }
 
