@@ -51,13 +51,15 @@ namespace {
 //   ahead), [parity][k-tile: 40 words][chunk: 4 words], chunk 2tq + s/2 holding lane tq's B words of
 //   steps s, s + 1 (k words 8s + tq, 8s + 4 + tq: the natural B fragment); the B fragments of a
 //   k-tile are then two 16-byte loads: 1 + 4 + 8 memory instructions per group where global loads
-//   took 32 (and the L1 traffic of those: tg128 1.07x, session 20). The k-tile's 8 words of
-//   padding make the stores conflict-free; the loads are (4 addresses, 8 words apart).
+//   took 32, and their L1 traffic (with the scale shares: tg128 1.08x; with the fixed addresses
+//   and the unrolled loop below, 1.15x; session 20). The k-tile's 8 words of padding make the
+//   stores conflict-free; the loads are too (4 addresses, 8 words apart).
 // Each lane's addresses are fixed at construction; with the parity a constant (the split kernel's
 // loop is unrolled by two) every access is one instruction with an immediate offset.
 template <bool kStageX>
 class GemvWsShare {
  public:
+  static constexpr bool kStagedX = kStageX;
   static constexpr int kTiles = 4;  // k-tiles per group (q4_K and q6_K: publish checks)
   static constexpr int kScaleBytes = kTiles * 32 * static_cast<int>(sizeof(float2));  // per buffer
   static constexpr int kXTileWords = 40;
@@ -123,16 +125,43 @@ class GemvWsShare {
   const uint8_t* x_in_;
 };
 
+// The chain kernel's scale exchange (GemvWsShare's interface, no activations): each lane keeps its
+// (v0, v1) of the group's k-tiles in registers and the quad's are shuffled per k-tile, as before
+// session 20. A single warp per SM is latency-bound, and the shared-memory round trip on each
+// group's path cost its q6_K 8-10% (gemv_bench, session 20 call 2).
+template <class Lane>
+class GemvWsShuffleShare {
+ public:
+  static constexpr bool kStagedX = false;
+  __device__ __forceinline__ explicit GemvWsShuffleShare(int lane) : quad0_(lane & ~3) {}
+  __device__ __forceinline__ void publish(const typename Lane::Raw& raw, int t) {
+    const typename Lane::Scales scales = Lane::scales_of(raw);
+#pragma unroll
+    for (int kt = 0; kt < Lane::L::kTiles; ++kt) Lane::lane_scales(raw, scales, t, kt, v_[kt][0], v_[kt][1]);
+  }
+  template <class Decode>
+  __device__ __forceinline__ void read_scales(int /*parity*/, int kt, Decode& dec) const {
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      dec.set_scale(c, __shfl_sync(0xFFFFFFFFu, v_[kt][0], quad0_ | c), __shfl_sync(0xFFFFFFFFu, v_[kt][1], quad0_ | c));
+  }
+  __device__ __forceinline__ void read_b(int, int, uint32_t (&)[4][2]) const {}
+
+ private:
+  int quad0_;
+  float v_[Lane::L::kTiles][2];
+};
+
 // K-tile kt of a lane's group (raw: its loads, published to `share` at `parity`): the quad's
 // scales, the four k16 steps' A fragments from the fused GEMM's decoder, and the B fragments at the
 // same k: staged (kStageX) or from xk = the group's activations of the lane's token (k 16s + 2tq
 // (+1) and + 8: the natural B fragment). Lanes of tokens g >= kT read token 0's (xk points there,
 // and the staged ones are token 0's): their B columns only make D columns that no epilogue reads
 // (an MMA keeps its columns apart), and unconditional loads save the zeroing and predication.
-template <class Lane, bool kStageX>
-__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const GemvWsShare<kStageX>& share,
-                                                  int parity, int kt, const uint16_t* xk, uint32_t (&a)[4][4],
-                                                  uint32_t (&b)[4][2]) {
+template <class Lane, class Share>
+__device__ __forceinline__ void gemv_ws_fragments(const typename Lane::Raw& raw, const Share& share, int parity, int kt,
+                                                  const uint16_t* xk, uint32_t (&a)[4][4], uint32_t (&b)[4][2]) {
+  constexpr bool kStageX = Share::kStagedX;  // the activations come staged
   typename Lane::Decode dec;
   share.read_scales(parity, kt, dec);
   Lane::load(dec, raw, kt);
@@ -236,12 +265,12 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   using Lane = GemvWsLane<kType>;
   using Stage = GemvWsStage<kType>;
   using L = typename Lane::L;
-  extern __shared__ __align__(16) uint8_t ring[];  // kStages stages, then the GemvWsShare buffers
+  extern __shared__ __align__(16) uint8_t ring[];
   __shared__ float4 partial[1][32];
   __shared__ __align__(16) GemvTileConsts<kT> consts;
   pdl_launch_dependents();
   const int lane = static_cast<int>(threadIdx.x), g = lane >> 2, tq = lane & 3;
-  const GemvWsShare<false> share(ring + kStages * Stage::kBytes, lane);
+  GemvWsShuffleShare<Lane> share(lane);
   const int groups = job.K / L::kGroupK;
   constexpr int64_t kGroupBytes = ws_group_bytes<L>();
   const int v = static_cast<int>(blockIdx.x);
@@ -277,7 +306,7 @@ __global__ void __launch_bounds__(32) k_gemv_ws_chain(const __grid_constant__ Ge
   for (int i = 0; i < groups; ++i) {
     cp_async_wait<kStages - 1>();  // this lane's copies of group i
     const typename Lane::Raw cur = Stage::read(ring + (i % kStages) * Stage::kBytes, lane, t);
-    share.publish<Lane>(cur, uint4{}, t, i & 1);
+    share.publish(cur, t);
 #pragma unroll
     for (int kt = 0; kt < L::kTiles; ++kt) {
       uint32_t a[4][4], b[4][2];
@@ -308,15 +337,10 @@ bool register_gemv_ws_launch_info() {
 template <int kType, int kT, int kChains>
 inline const bool gemv_ws_launch_info_registered = register_gemv_ws_launch_info<kType, kT, kChains>();
 
-template <int kType, int kStages>
-constexpr int gemv_ws_chain_smem() {
-  return kStages * GemvWsStage<kType>::kBytes + GemvWsShare<false>::kBytesPerWarp;
-}
-
 template <int kType, int kT, int kStages>
 bool register_gemv_ws_chain_launch_info() {
   static const std::string name = template_id("k_gemv_ws_chain", kType, kT, kStages);
-  return register_gemm_family_launch_info(name, 32, gemv_ws_chain_smem<kType, kStages>());
+  return register_gemm_family_launch_info(name, 32, kStages * GemvWsStage<kType>::kBytes);
 }
 template <int kType, int kT, int kStages>
 inline const bool gemv_ws_chain_launch_info_registered = register_gemv_ws_chain_launch_info<kType, kT, kStages>();
@@ -324,7 +348,7 @@ inline const bool gemv_ws_chain_launch_info_registered = register_gemv_ws_chain_
 template <int kType, int kT, int kStages>
 void launch_gemv_ws_chain(const GemvJob& job, cudaStream_t stream) {
   (void)gemv_ws_chain_launch_info_registered<kType, kT, kStages>;
-  constexpr int kSmem = gemv_ws_chain_smem<kType, kStages>();
+  constexpr int kSmem = kStages * GemvWsStage<kType>::kBytes;
   static const bool attributes_set = [] {
     CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws_chain<kType, kT, kStages>),
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
