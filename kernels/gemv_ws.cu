@@ -14,8 +14,9 @@
 //
 // As k_gemv_direct, the kernel is a programmatic dependent (launch_pdl): its blocks fetch their
 // first group's weights before pdl_wait, and read X or touch Y only after it.
-// (Instructions are what the split kernel spends: ~4.8 per weight at the gate/up shape, at 63%
-// issue with warps waiting to be selected, session 19's ncu; hence the wide shared-memory loads.)
+// (The split kernel runs near the issue limit, session 19's ncu: hence the wide shared-memory
+// loads in place of shuffles and narrow L1 loads, and the loop without register copies; session 20:
+// 1.15x tg128. docs/gemm-fast.md, "Session 20".)
 #include <cuda_runtime.h>
 
 #include <cstdint>
