@@ -34,10 +34,10 @@ PFX_HD GemvWsTile gemv_ws_tile(const uint8_t* base, int64_t n_groups, int n0) {
 
 // Per type: Raw fetch(chunk, panel, t) = one lane's loads of a group; Scales scales_of(raw) = the
 // group's fp16 block scales as floats, already times the decoder's power of two, once per group
-// (the k-tiles' scale shares are then one multiply each: converting them per k-tile cost about 5
-// instructions per k-tile); lane_scales(raw, scales, t, kt, v0, v1) = its share of its quad's
-// scales of k-tile kt (WsDecode*::lane_scales from registers, the same bits: see each type; the
-// kernel exchanges them by shuffles); load(dec, raw, kt) = k-tile kt's quants into the decoder.
+// (a k-tile's scale share is then one multiply, where the powers of two took two more per
+// k-tile); lane_scales(raw, scales, t, kt, v0, v1) = its share of its quad's scales of k-tile kt
+// (WsDecode*::lane_scales from registers, the same bits: see each type; the kernels exchange the
+// quad's shares); load(dec, raw, kt) = k-tile kt's quants into the decoder.
 template <int kType>
 struct GemvWsLane;
 
