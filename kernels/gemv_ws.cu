@@ -29,6 +29,7 @@
 #include "kernels/gemm_fast_launch_info.cuh"
 #include "kernels/gemv_ws.h"
 #include "kernels/gemv_ws_lane.cuh"
+#include "kernels/launch_checks.h"
 #include "kernels/pdl_launch.h"
 #include "kernels/ptx.cuh"
 #include "quant/types.h"
@@ -350,12 +351,7 @@ template <int kType, int kT, int kStages>
 void launch_gemv_ws_chain(const GemvJob& job, cudaStream_t stream) {
   (void)gemv_ws_chain_launch_info_registered<kType, kT, kStages>;
   constexpr int kSmem = kStages * GemvWsStage<kType>::kBytes;
-  static const bool attributes_set = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws_chain<kType, kT, kStages>),
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    return true;
-  }();
-  (void)attributes_set;
+  ::pfx::kernels::detail::set_dynamic_smem(k_gemv_ws_chain<kType, kT, kStages>, kSmem);
   ::pfx::kernels::detail::launch_pdl(k_gemv_ws_chain<kType, kT, kStages>, dim3(static_cast<unsigned>(job.tiles)), dim3(32),
                                      kSmem, stream, job);
   CUDA_CHECK_LAUNCH();
@@ -374,15 +370,9 @@ void launch_gemv_ws_t(const GemvJob& job, int warps, cudaStream_t stream) {
   constexpr int kChains = kT > 1 ? 1 : 2;
   (void)gemv_ws_launch_info_registered<kType, kT, kChains>;
   // The share buffers: 16 warps' at T = 1 exceed the 48 KB a launch gets without asking.
-  static const bool attributes_set = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(&k_gemv_ws<kType, kT, kChains>),
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kGemvWsMaxWarps * GemvWsShare<kT == 1>::kBytesPerWarp));
-    return true;
-  }();
-  (void)attributes_set;
-  ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, kChains>, grid, block,
-                                     warps * GemvWsShare<kT == 1>::kBytesPerWarp, stream, job);
+  const int smem = warps * GemvWsShare<kT == 1>::kBytesPerWarp;
+  ::pfx::kernels::detail::set_dynamic_smem(k_gemv_ws<kType, kT, kChains>, smem);
+  ::pfx::kernels::detail::launch_pdl(k_gemv_ws<kType, kT, kChains>, grid, block, smem, stream, job);
   CUDA_CHECK_LAUNCH();
 }
 
