@@ -11,8 +11,9 @@
 // Shared-memory tiles are rows of hd fp16 with the 16-byte chunks XOR-swizzled by (row & 7), so
 // the 8 row addresses of every ldmatrix phase hit distinct banks (attention_flash_smem.cuh).
 // This kernel is variant 0 of attention_flash_variants.h, the reference shape; the engine's default
-// is variant 1 (attention_flash_pipe.cu: the same per-warp arithmetic and bits, a three-stage ring
-// and S of the next tile computed ahead of the softmax; 1.3-1.5x faster on the H200).
+// is variant 2 (attention_flash_wg.cu: the same per-warp arithmetic and bits on wgmma, 1.4-1.9x
+// faster on the H200), after variant 1 (attention_flash_pipe.cu: a three-stage ring and S of the
+// next tile computed ahead of the softmax, 1.3-1.5x).
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -161,7 +162,7 @@ const std::vector<FlashVariantInfo>& attention_flash_variants() {
   static const std::vector<FlashVariantInfo> list{
       {"w4s1", "4 warps x 16 rows, 2-stage ring + Q, 2 barriers/tile, per-head grid", FlashCfg<128>::kThreads,
        FlashCfg<64>::kSmemBytes, FlashCfg<128>::kSmemBytes},
-      detail::flash_pipe_info()};
+      detail::flash_pipe_info(), detail::flash_wg_info()};
   return list;
 }
 
@@ -173,6 +174,8 @@ void attention_flash_prefill_variant(int variant, const AttentionArgs& a, cudaSt
   detail::require(variant >= 0 && variant < n, "attention_flash_prefill: variant ", variant, " is not in [0, ", n, ")");
   if (variant == 1) {
     detail::launch_flash_pipe(a, stream);
+  } else if (variant == 2) {
+    detail::launch_flash_wg(a, stream);
   } else if (a.hd == 64) {
     launch_flash<64>(a, stream);
   } else {

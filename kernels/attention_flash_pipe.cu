@@ -1,5 +1,6 @@
-// Variant 1 of the causal flash prefill, w4s1_pipe, the engine's default
-// (attention_flash_variants.h: the measurements; variant 0 is attention_flash.cu's kernel):
+// Variant 1 of the causal flash prefill, w4s1_pipe, the engine's default until 2026-12-03
+// (attention_flash_variants.h: the measurements; variant 0 is attention_flash.cu's kernel, variant
+// 2, the default now, attention_flash_wg.cu's):
 // k_attn_flash_prefill_pipe<HD>.
 //
 // Same bits as variant 0 and the generic tiled kernel. The arithmetic of a warp's 16 query rows is
@@ -205,19 +206,22 @@ __global__ void __launch_bounds__(FlashPipeCfg<HD>::kThreads, FlashPipeCfg<HD>::
 PFX_KERNEL_LAUNCH_INFO("k_attn_flash_prefill_pipe<64>", FlashPipeCfg<64>::kThreads, FlashPipeCfg<64>::kSmemBytes);
 PFX_KERNEL_LAUNCH_INFO("k_attn_flash_prefill_pipe<128>", FlashPipeCfg<128>::kThreads, FlashPipeCfg<128>::kSmemBytes);
 
-namespace {
+namespace detail {
 
-// log2 of the heads per block: the largest power of two dividing both G = H / Hkv and the warps.
-int pack_log2_for(int warps, int G) {
+int flash_pack_log2(int warps, int G) {
   int l = 0;
   while ((2 << l) <= warps && G % (2 << l) == 0) ++l;
   return l;
 }
 
+}  // namespace detail
+
+namespace {
+
 template <int HD>
 void launch_pipe(const AttentionArgs& a, cudaStream_t stream) {
   using Cfg = FlashPipeCfg<HD>;
-  const int pack_log2 = pack_log2_for(Cfg::kWarps, a.H / a.Hkv);
+  const int pack_log2 = detail::flash_pack_log2(Cfg::kWarps, a.H / a.Hkv);
   const int tokens = (Cfg::kWarps >> pack_log2) * 16;
   const dim3 grid(static_cast<unsigned>(a.H >> pack_log2), static_cast<unsigned>((a.T + tokens - 1) / tokens));
   detail::require(grid.y <= 65535u, "attention_flash_prefill: grid.y ", grid.y, " exceeds 65535");

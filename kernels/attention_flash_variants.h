@@ -1,4 +1,4 @@
-// The two compiled variants of the causal flash prefill kernel, for the test that checks each one
+// The compiled variants of the causal flash prefill kernel, for the test that checks each one
 // bit for bit against variant 0 and the generic path, and for the benchmark that times them side
 // by side (tests/kernels/attention_test.cpp, FlashVariantsTest; tests/kernels/attention_bench.cpp).
 //   0 w4s1       attention_flash.cu: 4 warps x 16 rows of one head per block, two-stage K/V ring,
@@ -6,6 +6,9 @@
 //   1 w4s1_pipe  attention_flash_pipe.cu: the same warps and per-warp arithmetic, a three-stage
 //                ring with one barrier per tile, S of tile j+1 computed before tile j's softmax,
 //                head-major grid, GQA heads packed per block.
+//   2 wg_wgmma   attention_flash_wg.cu: variant 1's ring, grid and packing; the block's 4 warps as
+//                one warpgroup, its MMAs wgmma (K and V read once per block from shared memory),
+//                S of tile j+1 running during tile j's softmax.
 // attention_flash_prefill() runs kFlashDefaultVariant. Plain C++.
 #pragma once
 #include <cuda_runtime_api.h>
@@ -23,19 +26,18 @@ struct FlashVariantInfo {
   int smem_hd64, smem_hd128;  // dynamic shared memory per block, bytes
 };
 
-// The engine's choice (attention_flash_prefill, attention_fast): variant 1, w4s1_pipe. Measured
-// on the H200 on 2026-12-02 (tests/kernels/attention_bench, median of 30 launches, causal TFLOP/s,
-// H 32, hd 128, p0 0; docs/perf-h200.md, docs/h200-evidence/s9/call1-attn-bench.*), variant 0
-// -> variant 1:
-//   T 512:  81.1 -> 106.6 (26.5 -> 20.2 µs, x1.31) at Hkv 32, 82.0 -> 108.8 (x1.33) at Hkv 8
-//   T 2048: 170.0 -> 260.4 (202.2 -> 132.0 µs, x1.53) at Hkv 32, 170.3 -> 262.8 (x1.54) at Hkv 8
-//   T 4096: 202.8 -> 301.9 (x1.49) at Hkv 32, 204.0 -> 302.8 (x1.48) at Hkv 8
-// bit for bit equal to variant 0 at every shape. Why it wins: variant 0's warp runs its MMAs and
-// its softmax (FMUL, MUFU, shuffles) back to back, hidden only by the one other warp of its
-// scheduler; variant 1 issues the Q·Kᵀ MMAs of tile j+1 in the same basic block as tile j's
-// softmax, so within one warp the tensor pipe works while the softmax does. The third ring stage
-// (tile j+1's K resident beside tile j's V) makes that possible with one barrier per tile.
-inline constexpr int kFlashDefaultVariant = 1;
+// The engine's choice (attention_flash_prefill, attention_fast): variant 2, wg_wgmma. Measured on
+// the H200 on 2026-12-03 (tests/kernels/attention_bench, median of 30 launches, causal TFLOP/s,
+// H 32, p0 0; docs/perf-h200.md, docs/h200-evidence/s21/call4), variant 1 -> variant 2:
+//   hd 128: T 512 106.1 -> 115.9 (x1.09), T 2048 259.0 -> 322.6 (x1.25), T 4096 301.2 -> 384.7
+//           (x1.28) at Hkv 32; x1.09, x1.26, x1.29 at Hkv 8
+//   hd 64:  T 512 x1.00-1.01, T 2048 200.1 -> 250.6 (x1.25), T 4096 231.3 -> 303.0 (x1.31)
+// bit for bit equal to variants 0 and 1 at every shape. Why it wins: a K or V byte crosses shared
+// memory once per block and tile instead of once per warp (variant 1's ldmatrix traffic), and the
+// tensor cores run S of tile j+1 asynchronously beside tile j's softmax. Variant 1 in turn beat
+// variant 0 by x1.31 (T 512) to x1.54 (T 2048) on 2026-12-02 (s9/call1-attn-bench): its warps
+// issue the next tile's Q·Kᵀ MMAs in the same basic block as the softmax.
+inline constexpr int kFlashDefaultVariant = 2;
 
 // Every compiled variant, index = variant number (0 first).
 const std::vector<FlashVariantInfo>& attention_flash_variants();
@@ -44,9 +46,15 @@ const std::vector<FlashVariantInfo>& attention_flash_variants();
 void attention_flash_prefill_variant(int variant, const AttentionArgs& a, cudaStream_t stream);
 
 namespace detail {
-// attention_flash_pipe.cu: variant 1's info and launcher (the arguments already checked).
+// attention_flash_pipe.cu: variant 1's info and launcher (the arguments already checked), and the
+// GQA packing of variants 1 and 2: log2 of the heads per block, the largest power of two dividing
+// both G = H / Hkv and the warps.
 FlashVariantInfo flash_pipe_info();
 void launch_flash_pipe(const AttentionArgs& a, cudaStream_t stream);
+int flash_pack_log2(int warps, int G);
+// attention_flash_wg.cu: variant 2's.
+FlashVariantInfo flash_wg_info();
+void launch_flash_wg(const AttentionArgs& a, cudaStream_t stream);
 }  // namespace detail
 
 }  // namespace pfx::kernels

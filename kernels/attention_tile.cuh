@@ -22,20 +22,18 @@ namespace pfx::kernels::dev {
 
 inline constexpr int kAttnKeyTile = 64;  // keys per tile, both kernels: it fixes the order of the sums
 
-// Scale the tile's scores into log2 units, mask keys past the row's position or the context, and
-// fold the tile into the running softmax (attention_shared.h: integer max, exact power-of-two
-// rescale): o and l are rescaled, P = fp16(exp2(s - m)) comes back as A fragments for P·V.
-// key0: first key of the tile; pos0: position of row g (row g+8 is pos0 + 8).
-template <int HD>
-__device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], uint32_t (&pf)[kAttnKeyTile / 16][4],
-                                             float (&o)[HD / 8][4], float (&m_run)[2], float (&l_run)[2], int key0,
-                                             int pos0, int ctx, bool need_mask, float scale_log2, int lane) {
+// Step 1: s_in scaled and masked into s (s_in may be s itself); the new running max, the rescale
+// factor corr (2^-k, 0 on the first visible tile) and the shift m_use for exp2; l rescaled.
+__device__ __forceinline__ void softmax_max(const float (&s_in)[kAttnKeyTile / 8][4], float (&s)[kAttnKeyTile / 8][4],
+                                            float (&m_run)[2], float (&l_run)[2], float (&corr)[2],
+                                            float (&m_use)[2], int key0, int pos0, int ctx, bool need_mask,
+                                            float scale_log2, int lane) {
   float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
   for (int n = 0; n < kAttnKeyTile / 8; ++n) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      float v = __fmul_rn(s[n][e], scale_log2);  // rounded like the cuBLAS path's alpha, not fused into exp2
+      float v = __fmul_rn(s_in[n][e], scale_log2);  // rounded like the cuBLAS path's alpha, not fused into exp2
       if (need_mask) {
         const int key = key0 + 8 * n + 2 * (lane & 3) + (e & 1);
         const int pos = pos0 + (e >= 2 ? 8 : 0);
@@ -45,7 +43,6 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], ui
       tile_max[e >> 1] = fmaxf(tile_max[e >> 1], v);
     }
   }
-  float corr[2], m_use[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
@@ -56,6 +53,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], ui
     m_run[r] = m_new;
     l_run[r] = __fmul_rn(l_run[r], corr[r]);  // never contracted with the adds below: same bits in every kernel
   }
+}
+
+// Step 2: O rescaled by corr (rows g and g + 8).
+template <int HD>
+__device__ __forceinline__ void softmax_rescale_o(float (&o)[HD / 8][4], const float (&corr)[2]) {
 #pragma unroll
   for (int n = 0; n < HD / 8; ++n) {
     o[n][0] *= corr[0];
@@ -63,6 +65,12 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], ui
     o[n][2] *= corr[1];
     o[n][3] *= corr[1];
   }
+}
+
+// Step 3: P = fp16(exp2(s - m_use)) as A fragments, the row sums added to l in key order.
+__device__ __forceinline__ void softmax_probs(const float (&s)[kAttnKeyTile / 8][4],
+                                              uint32_t (&pf)[kAttnKeyTile / 16][4], float (&l_run)[2],
+                                              const float (&m_use)[2]) {
 #pragma unroll
   for (int n = 0; n < kAttnKeyTile / 8; ++n) {
     const float p0v = exp2f(s[n][0] - m_use[0]), p1v = exp2f(s[n][1] - m_use[0]);
@@ -72,6 +80,23 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], ui
     pf[n / 2][(n & 1) * 2 + 0] = pack_half2_rn(p0v, p1v);
     pf[n / 2][(n & 1) * 2 + 1] = pack_half2_rn(p2v, p3v);
   }
+}
+
+// Scale the tile's scores into log2 units, mask keys past the row's position or the context, and
+// fold the tile into the running softmax (attention_shared.h: integer max, exact power-of-two
+// rescale): o and l are rescaled, P = fp16(exp2(s - m)) comes back as A fragments for P·V.
+// key0: first key of the tile; pos0: position of row g (row g+8 is pos0 + 8). In three steps,
+// each a function of its own so that a kernel whose O is still being written by an asynchronous
+// MMA can run the first and the last before it rescales O (attention_flash_wg.cu); every kernel
+// runs the same three, so the order of the operations on each value is the same everywhere.
+template <int HD>
+__device__ __forceinline__ void softmax_tile(float (&s)[kAttnKeyTile / 8][4], uint32_t (&pf)[kAttnKeyTile / 16][4],
+                                             float (&o)[HD / 8][4], float (&m_run)[2], float (&l_run)[2], int key0,
+                                             int pos0, int ctx, bool need_mask, float scale_log2, int lane) {
+  float corr[2], m_use[2];
+  softmax_max(s, s, m_run, l_run, corr, m_use, key0, pos0, ctx, need_mask, scale_log2, lane);
+  softmax_rescale_o<HD>(o, corr);
+  softmax_probs(s, pf, l_run, m_use);
 }
 
 // Quad-reduce the row sums and store fp16(o / l) for rows t0w + g and t0w + g + 8 below T.

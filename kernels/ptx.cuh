@@ -252,6 +252,20 @@ __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr) {
   return d;
 }
 
+// The same tile read as an MN-major operand (wgmma's imm-trans-b = 1): B[k][n] with n contiguous,
+// rows of 64 fp16 along n (128 bytes, 128-byte swizzle), 8 k-rows of an atom 128 bytes apart, the
+// next 8 k-rows `k8_stride` bytes on, the next 64 n `n64_stride` bytes on (CUTLASS's canonical
+// MN-major SW128 layout ((8,8,m),(8,k)) : ((1,8,LBO),(64,SBO)) in fp16 elements: LBO steps along
+// N, SBO along K). Advancing K by 16 elements adds 2 * k8_stride.
+__device__ __forceinline__ uint64_t wgmma_desc_sw128_mn(uint32_t smem_addr, uint32_t n64_stride, uint32_t k8_stride) {
+  uint64_t d = 0;
+  d |= static_cast<uint64_t>((smem_addr & 0x3FFFFu) >> 4);
+  d |= static_cast<uint64_t>((n64_stride & 0x3FFFFu) >> 4) << 16;  // leading byte offset: along N
+  d |= static_cast<uint64_t>((k8_stride & 0x3FFFFu) >> 4) << 32;   // stride byte offset: along K
+  d |= static_cast<uint64_t>(1u) << 62;
+  return d;
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int kPending>
@@ -326,12 +340,14 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
                  : "l"(desc_a), "l"(desc_b), "r"(accumulate)                                                     \
                  : "memory");                                                                                    \
   }
-#define PFX_WGMMA_RS(N, kRegs, DLIST, DOUT, iA0, iA1, iA2, iA3, iB, iAcc)                                        \
-  __device__ __forceinline__ void wgmma_rs_m64n##N##k16(float (&d)[kRegs], const uint32_t (&a)[4],              \
-                                                         uint64_t desc_b, int accumulate) {                     \
+// SUFFIX/TB: wgmma_rs_m64n<N>k16 reads B K-major (TB 0), wgmma_rs_m64n<N>k16_bmn MN-major (TB 1,
+// the descriptor from wgmma_desc_sw128_mn).
+#define PFX_WGMMA_RS(N, SUFFIX, TB, kRegs, DLIST, DOUT, iA0, iA1, iA2, iA3, iB, iAcc)                            \
+  __device__ __forceinline__ void wgmma_rs_m64n##N##k16##SUFFIX(float (&d)[kRegs], const uint32_t (&a)[4],      \
+                                                                 uint64_t desc_b, int accumulate) {             \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #iAcc ", 0;\n"                                             \
                  "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" DLIST "}, {%" #iA0 ", %" #iA1       \
-                 ", %" #iA2 ", %" #iA3 "}, %" #iB ", p, 1, 1, 0;\n}\n"                                           \
+                 ", %" #iA2 ", %" #iA3 "}, %" #iB ", p, 1, 1, " #TB ";\n}\n"                                     \
                  : DOUT(d)                                                                                       \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate)                      \
                  : "memory");                                                                                    \
@@ -339,9 +355,11 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
 
 PFX_WGMMA_SS(128, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66)
 PFX_WGMMA_SS(256, 128, PFX_WGMMA_D128, PFX_WGMMA_D128_OUT, 128, 129, 130)
-PFX_WGMMA_RS(64, 32, PFX_WGMMA_D32, PFX_WGMMA_D32_OUT, 32, 33, 34, 35, 36, 37)
-PFX_WGMMA_RS(128, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66, 67, 68, 69)
-PFX_WGMMA_RS(256, 128, PFX_WGMMA_D128, PFX_WGMMA_D128_OUT, 128, 129, 130, 131, 132, 133)
+PFX_WGMMA_RS(64, , 0, 32, PFX_WGMMA_D32, PFX_WGMMA_D32_OUT, 32, 33, 34, 35, 36, 37)
+PFX_WGMMA_RS(128, , 0, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66, 67, 68, 69)
+PFX_WGMMA_RS(256, , 0, 128, PFX_WGMMA_D128, PFX_WGMMA_D128_OUT, 128, 129, 130, 131, 132, 133)
+PFX_WGMMA_RS(64, _bmn, 1, 32, PFX_WGMMA_D32, PFX_WGMMA_D32_OUT, 32, 33, 34, 35, 36, 37)
+PFX_WGMMA_RS(128, _bmn, 1, 64, PFX_WGMMA_D64, PFX_WGMMA_D64_OUT, 64, 65, 66, 67, 68, 69)
 #undef PFX_WGMMA_SS
 #undef PFX_WGMMA_RS
 

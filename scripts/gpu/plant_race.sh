@@ -3,9 +3,12 @@
 # (-DPFX_RACE_STRESS=ON, kernels/race_stress.cuh) of the commit at REV, as build folders a GPU host
 # can run (PFX_STATIC_RUNTIME=ON):
 #   OUT/stress           the commit as it is: parity must PASS (the stress alone changes nothing)
-#   OUT/flash-nobarrier  the flash prefill kernel the engine runs without a barrier of its tile
-#                        loop: the default variant's (kernels/attention_flash_variants.h) since
-#                        2026-12-02 the pipelined kernel's one barrier per tile
+#   OUT/flash-nobarrier  the flash prefill kernel the engine runs without the synchronization of
+#                        its tile loop (kernels/attention_flash_variants.h's default): since
+#                        2026-12-03 the wgmma kernel's wait for its tile copies
+#                        (kernels/attention_flash_wg.cu: its warps line up at every wgmma, so
+#                        its barrier alone is not a detectable plant), from 2026-12-02 the
+#                        pipelined kernel's one barrier per tile
 #                        (kernels/attention_flash_pipe.cu); at older commits, which have only
 #                        kernels/attention_flash.cu, its end-of-loop barrier (docs/perf-h200.md:
 #                        passed parity at 0 before the race-stress points)
@@ -61,9 +64,14 @@ plant() {
 
 : > "$out/PLANTED.txt"
 plant stress "" "" ""
-# The flash kernel REV's engine runs: the pipelined variant 1 where attention_flash_variants.h makes it
-# the default, else attention_flash.cu's kernel (older commits, and branch attn-flash's variant 0).
-if grep -qE 'kFlashDefaultVariant = 1;' "$src/kernels/attention_flash_variants.h" 2>/dev/null; then
+# The flash kernel REV's engine runs: the wgmma variant 2 or the pipelined variant 1 where
+# attention_flash_variants.h makes it the default, else attention_flash.cu's kernel (older commits,
+# and branch attn-flash's variant 0).
+if grep -qE 'kFlashDefaultVariant = 2;' "$src/kernels/attention_flash_variants.h" 2>/dev/null; then
+  # Its warps line up at every wgmma anyway, so a missing barrier changes nothing measurable
+  # (kernels/attention_flash_wg.cu): the planted fault is the thread's wait for its tile copies.
+  plant flash-nobarrier kernels/attention_flash_wg.cu "This thread's copies of tile j+1 have landed" 'dev::cp_async_wait<'
+elif grep -qE 'kFlashDefaultVariant = 1;' "$src/kernels/attention_flash_variants.h" 2>/dev/null; then
   plant flash-nobarrier kernels/attention_flash_pipe.cu 'The one barrier of the tile' '__syncthreads();'
 else
   plant flash-nobarrier kernels/attention_flash.cu 'every warp is done with this stage before iteration j+1 refills it' '__syncthreads();'

@@ -33,6 +33,7 @@ TEST(KernelRegistry, EveryKernelHasASaneLaunchShape) {
                            "k_rmsnorm_generic", "k_rmsnorm_warp", "k_rmsnorm_row", "k_rope_f32", "k_rope_store_qkv", "k_rope_fused",
                            "k_attn_softmax_causal", "k_attn_flash_prefill<64>", "k_attn_flash_prefill<128>",
                            "k_attn_flash_prefill_pipe<64>", "k_attn_flash_prefill_pipe<128>",
+                           "k_attn_flash_prefill_wg<64>", "k_attn_flash_prefill_wg<128>",
                            "k_attn_decode_split<128>", "k_attn_decode_combine<128>", "k_elementwise_silu_mul",
                            "k_elementwise_add_f32", "k_elementwise_f32_to_f16", "k_argmax_rows"}) {
     EXPECT_TRUE(names.count(must)) << must << " is not registered";
