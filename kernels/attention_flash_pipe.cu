@@ -37,6 +37,7 @@
 
 #include <cmath>
 
+#include "kernels/attention_flash_launch.cuh"
 #include "kernels/attention_flash_smem.cuh"
 #include "kernels/attention_flash_variants.h"
 #include "kernels/attention_shared.h"
@@ -214,32 +215,6 @@ int flash_pack_log2(int warps, int G) {
   return l;
 }
 
-}  // namespace detail
-
-namespace {
-
-template <int HD>
-void launch_pipe(const AttentionArgs& a, cudaStream_t stream) {
-  using Cfg = FlashPipeCfg<HD>;
-  const int pack_log2 = detail::flash_pack_log2(Cfg::kWarps, a.H / a.Hkv);
-  const int tokens = (Cfg::kWarps >> pack_log2) * 16;
-  const dim3 grid(static_cast<unsigned>(a.H >> pack_log2), static_cast<unsigned>((a.T + tokens - 1) / tokens));
-  detail::require(grid.y <= 65535u, "attention_flash_prefill: grid.y ", grid.y, " exceeds 65535");
-  detail::set_dynamic_smem(k_attn_flash_prefill_pipe<HD>, Cfg::kSmemBytes);
-  // A hint that the SM's memory go to shared memory, so kMinBlocks blocks fit whatever carveout
-  // the driver would pick by itself.
-  CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k_attn_flash_prefill_pipe<HD>),
-                                  cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-  k_attn_flash_prefill_pipe<HD><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      a.q16, a.k_cache, a.v_cache, a.o16, a.T, a.H, a.Hkv, a.p0, a.max_ctx, detail::attention_score_scale(HD),
-      pack_log2);
-  CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
-namespace detail {
-
 FlashVariantInfo flash_pipe_info() {
   return {"w4s1_pipe",
           "4 warps x 16 rows, 3-stage ring (Q in the third), 1 barrier/tile, S of tile j+1 before tile j's softmax, "
@@ -249,9 +224,11 @@ FlashVariantInfo flash_pipe_info() {
 
 void launch_flash_pipe(const AttentionArgs& a, cudaStream_t stream) {
   if (a.hd == 64) {
-    launch_pipe<64>(a, stream);
+    launch_flash_packed(k_attn_flash_prefill_pipe<64>, FlashPipeCfg<64>::kThreads, FlashPipeCfg<64>::kSmemBytes, a,
+                        stream);
   } else {
-    launch_pipe<128>(a, stream);
+    launch_flash_packed(k_attn_flash_prefill_pipe<128>, FlashPipeCfg<128>::kThreads, FlashPipeCfg<128>::kSmemBytes,
+                        a, stream);
   }
 }
 
