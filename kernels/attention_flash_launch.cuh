@@ -5,13 +5,19 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
-#include "kernels/attention_flash_variants.h"
 #include "kernels/attention_shared.h"
 #include "kernels/cuda_check.h"
 #include "kernels/kernels.h"
 #include "kernels/launch_checks.h"
 
 namespace pfx::kernels::detail {
+
+// log2 of the heads per block: the largest power of two dividing both G = H / Hkv and the warps.
+inline int flash_pack_log2(int warps, int G) {
+  int l = 0;
+  while ((2 << l) <= warps && G % (2 << l) == 0) ++l;
+  return l;
+}
 
 using FlashPackedKernel = void (*)(const uint16_t*, const uint16_t*, const uint16_t*, uint16_t*, int, int, int, int,
                                    int, float, int);

@@ -209,12 +209,6 @@ PFX_KERNEL_LAUNCH_INFO("k_attn_flash_prefill_pipe<128>", FlashPipeCfg<128>::kThr
 
 namespace detail {
 
-int flash_pack_log2(int warps, int G) {
-  int l = 0;
-  while ((2 << l) <= warps && G % (2 << l) == 0) ++l;
-  return l;
-}
-
 FlashVariantInfo flash_pipe_info() {
   return {"w4s1_pipe",
           "4 warps x 16 rows, 3-stage ring (Q in the third), 1 barrier/tile, S of tile j+1 before tile j's softmax, "

@@ -46,12 +46,9 @@ const std::vector<FlashVariantInfo>& attention_flash_variants();
 void attention_flash_prefill_variant(int variant, const AttentionArgs& a, cudaStream_t stream);
 
 namespace detail {
-// attention_flash_pipe.cu: variant 1's info and launcher (the arguments already checked), and the
-// GQA packing of variants 1 and 2: log2 of the heads per block, the largest power of two dividing
-// both G = H / Hkv and the warps.
+// attention_flash_pipe.cu: variant 1's info and launcher (the arguments already checked).
 FlashVariantInfo flash_pipe_info();
 void launch_flash_pipe(const AttentionArgs& a, cudaStream_t stream);
-int flash_pack_log2(int warps, int G);
 // attention_flash_wg.cu: variant 2's.
 FlashVariantInfo flash_wg_info();
 void launch_flash_wg(const AttentionArgs& a, cudaStream_t stream);

@@ -54,7 +54,8 @@ struct FlashWgCfg {
   static constexpr int kStageBytes = 2 * kTileBytes;        // K tile, then V tile
   static constexpr int kStages = 3;                         // as variant 1
   // Blocks (warpgroups) per SM, one's softmax beside the others' MMAs: ptxas fits hd 64 in 168
-  // registers (3 blocks: 1.1x faster than 2 at T 2048), hd 128 takes 234 (2 blocks).
+  // registers (3 blocks: 1.25x variant 1 at T 2048, where 2 blocks gave 1.08x; session 21 calls
+  // 3-4), hd 128 takes 234 (2 blocks).
   static constexpr int kMinBlocks = HD == 64 ? 3 : 2;
   static constexpr int kQBytes = kBlockRows * HD * 2;       // staged in the ring's last stage
   static constexpr int kAlign = 1024;                       // the 128-byte swizzle's period, which wgmma reads from
