@@ -1,7 +1,8 @@
 #!/bin/bash
-# Session 22, sourced by each call's script (one warm device machine for calls 1-3: the tracked
-# tree and the fixtures and builds do not fit one call's 64 MiB, so call 1 carries the builds and
-# most fixtures, call 2 the rest, and each later call finds what the earlier left in .carry/).
+# Session 22, sourced by each call's script. The tracked tree, the fixtures and the builds do not
+# fit one call's 64 MiB: call 1 carried the builds and most fixtures, call 2 (the same machine,
+# still warm) the rest and found call 1's files in .carry/; call 3 got a fresh machine and carried
+# the builds again (no fixtures: the side by side needs only prefill, the peer and the vocab).
 #   .carry/c1/builds.tar.xz  b/ = baseline f72db9b's landing build (gates-only), s/ = candidate
 #                            034c001's landing build (its suite share), x/ = its gemm_bench
 #   .carry/c1/fx1.tar.xz     ../shared/fixtures oracle/ and every model but kq256spm-q4km
