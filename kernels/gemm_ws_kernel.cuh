@@ -118,15 +118,19 @@ __device__ __forceinline__ void ws_wgmma(float (&acc)[kBN / 2], const uint32_t (
 // kAccChunk column groups before it stores any of them. Written as one load-add-store per value,
 // the compiler must keep each load behind the previous store (they may alias), and the epilogue
 // was a chain of dependent global round trips (H200 trace: attn_output 82 µs, attn_q 35 µs).
-template <int kBN>
+// So a tile's epilogue costs kBN / 8 / kAccChunk round trips to L2 (the producer has asked L2 for
+// the old values, ws_prefetch_old_tile). kAccChunk is what the registers allow without spilling
+// (ptxas, every type): k_gemm_ws takes all 16 at BN 128 and 8 at BN 256 (128 accumulator
+// registers); the other kernels the default, 8 and 4. Until session 23 BN 256 held one group: 32
+// round trips per tile, ~19 µs of a 4096 × 4096 launch at T = 2048 (gemm_bench: 100.6 µs
+// StoreF32, 119.5 accumulate).
+template <int kBN, int kAccChunk = (kBN <= 128 ? 8 : 4)>
 __device__ __forceinline__ void ws_epilogue(const WsParams& p, void* y, int n_out, const float (&acc)[kBN / 2], int row0,
                                             int t0, int lane, int warp) {
   const int g = lane >> 2, c = lane & 3;
   const bool even = (g & 1) == 0;
   if (p.mode == kWsAccumulateF32) {
-    // 16 loads in flight per thread at BN 128; BN 256 (168 registers, 128 of them accumulators)
-    // spills with more than one group's two.
-    constexpr int kAccChunk = kBN <= 128 ? 8 : 1;
+    static_assert((kBN / 8) % kAccChunk == 0, "whole batches of column groups");
     const int t_me = t0 + 2 * c + (even ? 0 : 1);             // this thread's token in group j = 0
     const int n_me = row0 + 16 * warp + g - (even ? 0 : 1);   // its first output column (h = 0)
     float* const y0 = static_cast<float*>(y) + static_cast<int64_t>(t_me) * n_out + n_me;
@@ -492,7 +496,7 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
     // there: its piece bookkeeping is live across the epilogue), 8 elsewhere (16 spill).
     if constexpr (kHeads)
       ws_store_heads<BN, (BN == 256 && kSplit) ? 2 : 8>(p, o, acc, o.row0 + panel * 64, tt * BN, lane, warp);
-    else ws_epilogue<BN>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
+    else ws_epilogue<BN, (BN <= 128 ? 16 : 8)>(p, o.y, o.n_out, acc, o.row0 + panel * 64, tt * BN, lane, warp);
   }
 }
 
