@@ -153,7 +153,9 @@ TEST(GemmWs, RepackRefusesScalesOutOfRange) {
 }
 
 // Small enough for compute-sanitizer (memcheck, racecheck): every type and variant, a ragged T
-// spanning two token tiles of the narrow variant, checked against float64.
+// spanning two token tiles of the narrow variant, StoreF32 and AccumulateF32 (whose epilogue loads
+// the old values of several column groups before it stores: the ragged edge is where a load could
+// stray), checked against float64.
 TEST(GemmWs, SmallCaseForSanitizers) {
   PFX_REQUIRE_GPU();
   Stream stream;
@@ -163,6 +165,9 @@ TEST(GemmWs, SmallCaseForSanitizers) {
     const Weights w = make_weights(type, N, K, 60 + type, false, stream);
     const std::vector<uint16_t> xh = random_activations(T * K, rng);
     const Reference ref = reference_gemm(xh, w.w16, T, N, K);
+    const std::vector<float> y0 = random_floats(static_cast<size_t>(T * N), rng);
+    std::vector<double> ref_acc = ref.y;
+    for (size_t i = 0; i < ref_acc.size(); ++i) ref_acc[i] += y0[i];
     DeviceBuffer<uint16_t> x(xh);
     DeviceBuffer<float> y(static_cast<size_t>(T * N));
     const auto& vs = gemm_ws_variants(type);
@@ -172,6 +177,10 @@ TEST(GemmWs, SmallCaseForSanitizers) {
       gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y.get(), GemmEpilogue::StoreF32, stream.get());
       EXPECT_TRUE(compare(label(type, vs[v], T, "sanitizer case"), to_double(y.download()), ref.y,
                           [&](size_t i, double) { return kRelTol * ref.abssum[i] + 1e-30; }));
+      y.upload(y0);
+      gemm_ws_variant(static_cast<int>(v), w.view(), x.get(), T, y.get(), GemmEpilogue::AccumulateF32, stream.get());
+      EXPECT_TRUE(compare(label(type, vs[v], T, "sanitizer case, AccumulateF32"), to_double(y.download()), ref_acc,
+                          [&](size_t i, double) { return kRelTol * (ref.abssum[i] + std::fabs(y0[i])) + 1e-30; }));
     }
   }
 }
