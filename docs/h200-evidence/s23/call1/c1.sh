@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 23 call 1: the landing's GPU gates greedy, timing and ab for candidate c7f6f09 against
+# Session 23 call 1: the landing's GPU gates greedy, timing and ab for candidate 9fcdd5f against
 # baseline dd970ee, judged by the baseline's landing (scripts/gpu/final_gates.sh gates over the
 # builds `landing run` made here); then gemm_bench of both builds (the AccumulateF32 rows are what
 # changed) and CUPTI traces of pp2048 and pp512 passes with both. Staging: ../stage.sh.
