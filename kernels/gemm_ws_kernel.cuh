@@ -195,11 +195,12 @@ __device__ __forceinline__ void ws_epilogue(const WsParams& p, void* y, int n_ou
   }
 }
 
-// AccumulateF32: the producer asks L2 for the old values of the tile the epilogue will add to,
-// per token row one bulk prefetch of the tile's columns, so that the epilogue's loads wait on L2,
-// not DRAM. Rows must be 16-byte multiples (n_out % 4 == 0), else nothing is prefetched. k_gemm_ws
-// asks kWsOldTileLead k-tiles before the tile's last; the cluster and a64 kernels once they have
-// issued the last.
+// AccumulateF32: the producer, once it has issued the tile's last k-tile (the consumers are then
+// the ring's depth, several microseconds, behind), asks L2 for the old values of the tile the
+// epilogue will add to: per token row one bulk prefetch of the tile's columns. The epilogue's loads
+// then wait on L2, not DRAM (at BN 256 it has one column group in flight per thread: 32 round trips
+// per tile, ~4 ms of a pp2048 pass before this). Rows must be 16-byte multiples (n_out % 4 == 0),
+// else nothing is prefetched.
 __device__ __forceinline__ void ws_prefetch_old_tile(const WsParams& p, void* y_out, int n_out, int col0, int bm, int t0, int bn) {
   if (p.mode != kWsAccumulateF32 || n_out % 4 != 0 || col0 >= n_out) return;
   const int cols = min(bm, n_out - col0);
@@ -208,14 +209,6 @@ __device__ __forceinline__ void ws_prefetch_old_tile(const WsParams& p, void* y_
   for (int t = t0; t < t_end; ++t)
     prefetch_l2_bulk(y + static_cast<int64_t>(t) * n_out, static_cast<uint32_t>(cols) * 4u);
 }
-
-// How many k-tiles before a tile's last the producer of k_gemm_ws prefetches its old outputs
-// (AccumulateF32). Every SM's tile ends at about the same time, so the old values of a round are one
-// burst from DRAM (17 MB at BN 256): asked for at the last k-tile, the ring's depth (~4 µs) ahead of
-// the epilogue, part of that burst was still in flight when the epilogue read it. 16 k-tiles more
-// (~10 µs at T = 2048) leave L2 holding a round's old values besides the X tiles in use (~40 MB of
-// 60 at ffn_down's K = 11008).
-inline constexpr int kWsOldTileLead = 16;
 
 // The output a tile of panel pair mt writes: its part's matrix, row stride and first row.
 struct WsPartOut {
@@ -456,8 +449,6 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
     for (int i = 0; i < units; ++i) {
       const WsUnit u = unit_at(i);
       const int mt = u.tile % p.m_tiles, tt = u.tile / p.m_tiles;
-      // A head piece stores no outputs; the others prefetch their old ones (AccumulateF32 only).
-      const int prefetch_at = u.kind == kWsHeadPiece ? -1 : max(u.k0, u.k1 - 1 - kWsOldTileLead);
       for (int kt = u.k0; kt < u.k1; ++kt) {
         mbar_wait(empty0 + 8 * stage, phase ^ 1);  // the consumers are done with this stage's last use
         PFX_RACE_STRESS_POINT(1);
@@ -469,10 +460,10 @@ __device__ __forceinline__ void ws_kernel(const CUtensorMap& xmap, const WsParam
         if constexpr (L::kScaleBytes > 0)
           bulk_copy_g2s(wdst + 2 * L::kQuantBytes, p.w + ws_scale_offset<L>(mt, kt, p.n_groups), 2 * L::kScaleBytes, bar);
         if (++stage == S) stage = 0, phase ^= 1;
-        if (kt == prefetch_at) {
-          const WsPartOut o = ws_part_out(p, mt);
-          ws_prefetch_old_tile(p, o.y, o.n_out, o.row0, Cfg::BM, tt * BN, BN);
-        }
+      }
+      if (u.kind != kWsHeadPiece) {
+        const WsPartOut o = ws_part_out(p, mt);
+        ws_prefetch_old_tile(p, o.y, o.n_out, o.row0, Cfg::BM, tt * BN, BN);
       }
     }
     return;
